@@ -1,0 +1,43 @@
+// The shape every `flowagg <command>` has: a name, one line for the command list, a usage text for
+// --help, its options (node:util parseArgs form) and a run function that returns the exit code.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface Command {
+  readonly name: string;
+  readonly summary: string;
+  /** The full --help text, options included. */
+  readonly usage: string;
+  readonly options: Options;
+  /** Accepts positional arguments (`flowagg decode FILE`); otherwise they are an error. */
+  readonly positionals?: boolean;
+  run(args: ParsedArgs): Promise<number>;
+}
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  positionals: string[];
+}
+
+/** Thrown for a command line a person must fix; main prints the message and the usage hint. */
+export class UsageError extends Error {}
+
+export function parseCommandArgs(cmd: Command, argv: string[]): ParsedArgs {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: cmd.options,
+      allowPositionals: cmd.positionals ?? false,
+      strict: true,
+    });
+    return { values: values as ParsedArgs['values'], positionals };
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+export function stringOption(args: ParsedArgs, name: string): string | undefined {
+  const v = args.values[name];
+  return typeof v === 'string' ? v : undefined;
+}

@@ -1,0 +1,76 @@
+// The HTTP face of every service: /metrics (Prometheus), /healthz (the process is alive), /readyz
+// (every registered readiness check passes), plus JSON routes a service adds (/flowrecords, ...).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { registry } from './metrics.js';
+
+export type ReadinessCheck = () => { ready: boolean; detail?: string };
+export type JsonRoute = (url: URL) => unknown | Promise<unknown>;
+
+export class TelemetryServer {
+  readonly #checks = new Map<string, ReadinessCheck>();
+  readonly #routes = new Map<string, JsonRoute>();
+  #server: Server | undefined;
+
+  addReadinessCheck(name: string, check: ReadinessCheck): void {
+    this.#checks.set(name, check);
+  }
+
+  addJsonRoute(path: string, route: JsonRoute): void {
+    this.#routes.set(path, route);
+  }
+
+  readiness(): { ready: boolean; checks: Record<string, { ready: boolean; detail?: string }> } {
+    const checks: Record<string, { ready: boolean; detail?: string }> = {};
+    let ready = true;
+    for (const [name, check] of this.#checks) {
+      const r = check();
+      checks[name] = r;
+      ready &&= r.ready;
+    }
+    return { ready, checks };
+  }
+
+  async listen(port: number, host = '0.0.0.0'): Promise<number> {
+    const server = createServer((req, res) => void this.#handle(req, res));
+    this.#server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    return (server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    const server = this.#server;
+    if (server === undefined) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    try {
+      if (url.pathname === '/metrics') {
+        res.writeHead(200, { 'content-type': registry.contentType });
+        res.end(await registry.metrics());
+      } else if (url.pathname === '/healthz') {
+        send(res, 200, { status: 'ok' });
+      } else if (url.pathname === '/readyz') {
+        const r = this.readiness();
+        send(res, r.ready ? 200 : 503, r);
+      } else {
+        const route = this.#routes.get(url.pathname);
+        if (route === undefined) send(res, 404, { error: `no route ${url.pathname}` });
+        else send(res, 200, await route(url));
+      }
+    } catch (err) {
+      send(res, 500, { error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+}

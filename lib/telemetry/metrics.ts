@@ -1,0 +1,31 @@
+// Prometheus metrics. One registry per process; every metric name is prefixed `flowagg_<component>_`
+// by `componentMetrics`, so names stay consistent without each module spelling the prefix.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'flowagg_process_' });
+
+type LabelNames<L extends string> = readonly L[];
+
+function getOrCreate<T>(name: string, make: () => T): T {
+  const existing = registry.getSingleMetric(name);
+  return (existing as T | undefined) ?? make();
+}
+
+export function componentMetrics(component: string) {
+  const prefix = `flowagg_${component}_`;
+  return {
+    counter<L extends string>(name: string, help: string, labelNames: LabelNames<L> = [] as const) {
+      const full = prefix + name;
+      return getOrCreate(full, () => new Counter<L>({ name: full, help, labelNames, registers: [registry] }));
+    },
+    gauge<L extends string>(name: string, help: string, labelNames: LabelNames<L> = [] as const) {
+      const full = prefix + name;
+      return getOrCreate(full, () => new Gauge<L>({ name: full, help, labelNames, registers: [registry] }));
+    },
+    histogram<L extends string>(name: string, help: string, labelNames: LabelNames<L> = [] as const, buckets?: number[]) {
+      const full = prefix + name;
+      return getOrCreate(full, () => new Histogram<L>({ name: full, help, labelNames, registers: [registry], ...(buckets ? { buckets } : {}) }));
+    },
+  };
+}

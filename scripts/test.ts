@@ -1,0 +1,51 @@
+// Runs every test file under node's test runner. Before the run it brings up the shared services the
+// functional tests need (a Kafka broker: KAFKA_BROKERS, else Testcontainers, else the local launcher in
+// infra/dev) once for the whole run, and hands them to the test processes through the environment.
+// `--unit` skips the services and the tests that need them; extra arguments are file filters.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { startKafka } from '../integration-tests/harness/kafka.js';
+
+const ROOTS = ['lib', 'schemas', 'ingest', 'processor', 'exporters', 'integration-tests', 'bench', 'scripts'];
+
+function findTests(dir: string, out: string[]): string[] {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) findTests(path, out);
+    else if (name.endsWith('.test.ts')) out.push(relative(process.cwd(), path));
+  }
+  return out;
+}
+
+const args = process.argv.slice(2);
+const unitOnly = args.includes('--unit');
+const filters = args.filter((a) => !a.startsWith('--'));
+const isFunctional = (f: string) => f.endsWith('.functional.test.ts') || f.startsWith('integration-tests/');
+
+let files = ROOTS.flatMap((r) => { try { return findTests(r, []); } catch { return []; } }).sort();
+if (unitOnly) files = files.filter((f) => !isFunctional(f));
+if (filters.length > 0) files = files.filter((f) => filters.some((x) => f.includes(x)));
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+
+const env: NodeJS.ProcessEnv = { ...process.env };
+let stopServices = async () => {};
+if (!unitOnly && files.some(isFunctional)) {
+  const kafka = await startKafka((line) => console.log(`[kafka] ${line}`));
+  env.KAFKA_BROKERS = kafka.brokers;
+  stopServices = kafka.stop;
+  console.log(`[kafka] brokers ${kafka.brokers} (${kafka.source})`);
+}
+
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=600000', ...files],
+  { stdio: 'inherit', env },
+);
+const code: number = await new Promise((resolve) => child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
+await stopServices();
+process.exit(code);
