@@ -1,0 +1,32 @@
+// What every benchmark file (bench/*.bench.ts) exports as default: a function that runs its cases and
+// returns one result per measured figure. bench/run.ts runs them and records the figures.
+
+export interface BenchResult {
+  /** e.g. "ipfix decode, Antrea agent template (43 IEs)" */
+  readonly name: string;
+  readonly value: number;
+  /** e.g. "records/s" */
+  readonly unit: string;
+  /** The target, in the same unit, when there is one (higher is better). */
+  readonly target?: number;
+  /** Anything a reader needs to interpret the figure: record size, batch size, durability mode. */
+  readonly note?: string;
+}
+
+export type Benchmark = (log: (line: string) => void) => Promise<BenchResult[]>;
+
+/** Runs fn repeatedly for at least minMs after a warm-up, and returns operations per second. */
+export async function measure(fn: () => void | Promise<void>, opsPerCall: number, minMs = 2000, warmupMs = 500): Promise<number> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const until = (ms: number) => performance.now() + ms;
+  for (const end = until(warmupMs); performance.now() < end; ) await fn();
+  gc?.();
+  let calls = 0;
+  const start = performance.now();
+  const end = start + minMs;
+  while (performance.now() < end) {
+    await fn();
+    calls++;
+  }
+  return (calls * opsPerCall * 1000) / (performance.now() - start);
+}
