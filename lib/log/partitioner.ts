@@ -18,16 +18,12 @@ export function murmur2(data: Uint8Array): number {
     h ^= k;
   }
   const tail = length & ~3;
-  switch (length % 4) {
-    case 3:
-      h ^= (data[tail + 2]! & 0xff) << 16;
-    // falls through
-    case 2:
-      h ^= (data[tail + 1]! & 0xff) << 8;
-    // falls through
-    case 1:
-      h ^= data[tail]! & 0xff;
-      h = Math.imul(h, m);
+  const rest = length % 4;
+  if (rest >= 3) h ^= (data[tail + 2]! & 0xff) << 16;
+  if (rest >= 2) h ^= (data[tail + 1]! & 0xff) << 8;
+  if (rest >= 1) {
+    h ^= data[tail]! & 0xff;
+    h = Math.imul(h, m);
   }
   h ^= h >>> 13;
   h = Math.imul(h, m);

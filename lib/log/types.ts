@@ -35,7 +35,8 @@ export interface ProduceRecord {
   readonly partition?: number;
 }
 
-export interface RecordMetadata extends TopicPartitionOffset {}
+/** Where a produced record landed. */
+export type RecordMetadata = TopicPartitionOffset;
 
 export interface LogRecord {
   readonly topic: string;
