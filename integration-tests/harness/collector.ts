@@ -1,0 +1,132 @@
+// Minimal IPFIX collectors for tests: a UDP socket that keeps every datagram, and a TCP server that splits
+// each session's byte stream into messages by the IPFIX header's length field (RFC 7011 §10.4.1).
+import { createSocket } from 'node:dgram';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
+import { FlowaggError } from '../../lib/errors.js';
+
+export const HARNESS_COLLECT_TIMEOUT = 'FLOWAGG_ERR_HARNESS_COLLECT_TIMEOUT';
+export const HARNESS_COLLECT_FRAMING = 'FLOWAGG_ERR_HARNESS_COLLECT_FRAMING';
+
+export interface CollectedMessage {
+  readonly bytes: Buffer;
+  /** Exporter address and port as the collector saw them. */
+  readonly from: { readonly address: string; readonly port: number };
+  /** Index of the transport session (TCP connection) it arrived on; 0 for UDP. */
+  readonly session: number;
+}
+
+export interface Collector {
+  readonly transport: 'udp' | 'tcp';
+  readonly address: string;
+  readonly port: number;
+  /** Everything received so far, in arrival order. */
+  readonly messages: readonly CollectedMessage[];
+  /** Resolves once `count` messages have arrived; rejects after timeoutMs. */
+  waitForMessages(count: number, timeoutMs: number): Promise<readonly CollectedMessage[]>;
+  close(): Promise<void>;
+}
+
+const IPFIX_HEADER = 16;
+// Large enough for a burst of thousands of softflowd datagrams; the kernel caps it at rmem_max.
+const UDP_RECEIVE_BUFFER = 8 * 1024 * 1024;
+
+function waiter(messages: CollectedMessage[], transport: string) {
+  const pending = new Set<() => void>();
+  return {
+    notify: () => pending.forEach((f) => f()),
+    wait: (count: number, timeoutMs: number) =>
+      new Promise<readonly CollectedMessage[]>((resolve, reject) => {
+        const check = () => {
+          if (messages.length < count) return;
+          pending.delete(check);
+          clearTimeout(timer);
+          resolve(messages);
+        };
+        const timer = setTimeout(() => {
+          pending.delete(check);
+          reject(new FlowaggError(HARNESS_COLLECT_TIMEOUT, `${transport} collector: ${messages.length} of ${count} messages arrived within ${timeoutMs} ms`));
+        }, timeoutMs);
+        pending.add(check);
+        check();
+      }),
+  };
+}
+
+export async function startUdpCollector(address = '127.0.0.1'): Promise<Collector> {
+  const socket = createSocket({ type: address.includes(':') ? 'udp6' : 'udp4', recvBufferSize: UDP_RECEIVE_BUFFER });
+  const messages: CollectedMessage[] = [];
+  const { notify, wait } = waiter(messages, 'udp');
+  socket.on('message', (bytes, rinfo) => {
+    messages.push({ bytes, from: { address: rinfo.address, port: rinfo.port }, session: 0 });
+    notify();
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind(0, address, () => resolve());
+  });
+  return {
+    transport: 'udp',
+    address,
+    port: socket.address().port,
+    messages,
+    waitForMessages: wait,
+    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+  };
+}
+
+/** Splits a stream into IPFIX messages; returns the complete ones and the unconsumed rest. */
+export function splitIpfixStream(buf: Buffer): { messages: Buffer[]; rest: Buffer } {
+  const messages: Buffer[] = [];
+  let at = 0;
+  while (buf.length - at >= IPFIX_HEADER) {
+    const length = buf.readUInt16BE(at + 2);
+    if (length < IPFIX_HEADER) {
+      throw new FlowaggError(HARNESS_COLLECT_FRAMING, `IPFIX message length ${length} at stream offset ${at} is shorter than the header`, { context: { offset: at } });
+    }
+    if (buf.length - at < length) break;
+    messages.push(buf.subarray(at, at + length));
+    at += length;
+  }
+  return { messages, rest: buf.subarray(at) };
+}
+
+export async function startTcpCollector(address = '127.0.0.1'): Promise<Collector> {
+  const messages: CollectedMessage[] = [];
+  const sockets = new Set<Socket>();
+  const { notify, wait } = waiter(messages, 'tcp');
+  let sessions = 0;
+  const server = createServer((socket) => {
+    const session = sessions++;
+    const from = { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
+    sockets.add(socket);
+    let pending = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        const { messages: complete, rest } = splitIpfixStream(Buffer.concat([pending, chunk]));
+        pending = Buffer.from(rest);
+        for (const bytes of complete) messages.push({ bytes: Buffer.from(bytes), from, session });
+        notify();
+      } catch (e) {
+        socket.destroy(e as Error);
+      }
+    });
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, address, () => resolve());
+  });
+  return {
+    transport: 'tcp',
+    address,
+    port: (server.address() as AddressInfo).port,
+    messages,
+    waitForMessages: wait,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

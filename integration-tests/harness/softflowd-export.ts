@@ -1,0 +1,57 @@
+// One softflowd export end to end: generated traffic written to a pcap, softflowd run over it towards a
+// collector, and the records it must have exported. Tests that own their collector (the ingest tests)
+// use writeTrafficPcap + runSoftflowd + expectedExport; the interop tests use exportTraffic.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type CollectedMessage, startTcpCollector, startUdpCollector } from './collector.js';
+import { writePcap } from './pcap.js';
+import { runSoftflowd, type SoftflowdRun, type SoftflowdTimeFormat } from './softflowd.js';
+import { type ExpectedRecord, expectedSoftflowdRecords, softflowdTimeUs } from './softflowd-flows.js';
+import { type Traffic } from './traffic.js';
+
+export interface ExportOptions {
+  readonly transport: 'udp' | 'tcp';
+  readonly bidirectional: boolean;
+  readonly timeFormat: SoftflowdTimeFormat;
+  readonly signal?: AbortSignal;
+}
+
+export interface TrafficExport {
+  readonly run: SoftflowdRun;
+  /** Export messages in arrival order. */
+  readonly messages: readonly CollectedMessage[];
+  readonly expected: ExpectedRecord[];
+}
+
+/** Writes the traffic to `<dir>/traffic.pcap` and returns the path. */
+export async function writeTrafficPcap(traffic: Traffic, dir: string): Promise<string> {
+  const path = join(dir, 'traffic.pcap');
+  await writeFile(path, writePcap(traffic.packets));
+  return path;
+}
+
+/** The flow records softflowd must export for this traffic, times as it encodes them for the format. */
+export function expectedExport(traffic: Traffic, opts: Pick<ExportOptions, 'bidirectional' | 'timeFormat'>): ExpectedRecord[] {
+  const bootUs = traffic.packets[0]?.timeUs ?? 0;
+  return expectedSoftflowdRecords(traffic.conversations, opts.bidirectional).map((r) => ({
+    ...r,
+    startUs: softflowdTimeUs(r.startUs, opts.timeFormat, bootUs),
+    endUs: softflowdTimeUs(r.endUs, opts.timeFormat, bootUs),
+  }));
+}
+
+/** Runs softflowd over the traffic into a collector of the given transport and returns what arrived. */
+export async function exportTraffic(traffic: Traffic, opts: ExportOptions): Promise<TrafficExport> {
+  const dir = await mkdtemp(join(tmpdir(), 'flowagg-export-'));
+  const collector = opts.transport === 'udp' ? await startUdpCollector() : await startTcpCollector();
+  try {
+    const pcapPath = await writeTrafficPcap(traffic, dir);
+    const run = await runSoftflowd({ pcapPath, collector, ...opts });
+    const messages = await collector.waitForMessages(run.stats.messagesSent, 10_000);
+    return { run, messages: [...messages], expected: expectedExport(traffic, opts) };
+  } finally {
+    await collector.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

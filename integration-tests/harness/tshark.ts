@@ -1,0 +1,187 @@
+// tshark as an independent IPFIX decoder: export messages are written to a pcap as UDP datagrams to the
+// collector port, tshark's cflow dissector decodes them (`-T json --no-duplicate-keys`), and its output
+// becomes one TsharkRecord per data record, interpreted with the templates tshark itself decoded.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FlowaggError } from '../../lib/errors.js';
+import { ethernetFrame } from './packets.js';
+import { writePcap } from './pcap.js';
+import { type CflowValue, cflowField } from './tshark-fields.js';
+import { HARNESS_TOOL_OUTPUT, runTool } from './tools.js';
+
+export interface Endpoint {
+  readonly address: string;
+  readonly port: number;
+}
+
+export interface TsharkTemplateField {
+  readonly pen: number;
+  readonly id: number;
+  readonly length: number;
+}
+
+export interface TsharkRecordField extends TsharkTemplateField {
+  readonly value: CflowValue;
+}
+
+export interface TsharkRecord {
+  /** 1-based frame number in the pcap, i.e. the index of the message plus one. */
+  readonly frame: number;
+  readonly templateId: number;
+  readonly fields: readonly TsharkRecordField[];
+}
+
+export interface TsharkMessageHeader {
+  readonly exportTime: number;
+  readonly sequenceNumber: number;
+  readonly observationDomainId: number;
+}
+
+export interface TsharkDecode {
+  /** One per frame (message). */
+  readonly headers: TsharkMessageHeader[];
+  readonly records: TsharkRecord[];
+  /** Expert-info messages tshark attached to the cflow layer (e.g. missing templates). */
+  readonly warnings: string[];
+}
+
+export const DEFAULT_EXPORTER: Endpoint = { address: '192.0.2.1', port: 40_000 };
+const DEFAULT_COLLECTOR: Endpoint = { address: '192.0.2.2', port: 4739 };
+
+/** A pcap holding each message as one UDP datagram from exporter to collector, 1 ms apart. */
+export function collectorPcap(
+  messages: readonly Uint8Array[],
+  exporter: Endpoint = DEFAULT_EXPORTER,
+  collector: Endpoint = DEFAULT_COLLECTOR,
+  startUs = Date.UTC(2024, 0, 1) * 1000,
+): Buffer {
+  return writePcap(
+    messages.map((payload, i) => ({
+      timeUs: startUs + i * 1000,
+      frame: ethernetFrame({
+        src: exporter.address,
+        dst: collector.address,
+        transport: { kind: 'udp', srcPort: exporter.port, dstPort: collector.port },
+        payload,
+      }),
+    })),
+  );
+}
+
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Children of `obj` whose key starts with `prefix`, arrays (merged duplicate keys) flattened. */
+function children(obj: JsonObject, prefix: string): JsonObject[] {
+  return Object.entries(obj)
+    .filter(([k]) => k.startsWith(prefix))
+    .flatMap(([, v]) => (Array.isArray(v) ? v : [v]))
+    .filter(isObject);
+}
+
+function str(obj: JsonObject, key: string): string {
+  const v = obj[key];
+  if (typeof v !== 'string') throw new FlowaggError(HARNESS_TOOL_OUTPUT, `tshark JSON: "${key}" missing or not a string`);
+  return v;
+}
+
+/** Every cflow.* leaf under obj, by name, in document order. */
+function leaves(obj: Json, out = new Map<string, string[]>(), name = ''): Map<string, string[]> {
+  if (typeof obj === 'string') {
+    const list = out.get(name) ?? [];
+    list.push(obj);
+    out.set(name, list);
+  } else if (Array.isArray(obj)) obj.forEach((v) => leaves(v, out, name));
+  else if (isObject(obj)) for (const [k, v] of Object.entries(obj)) leaves(v, out, k);
+  return out;
+}
+
+function templateFields(template: JsonObject): TsharkTemplateField[] {
+  return children(template, 'Field (').map((f) => ({
+    pen: str(f, 'cflow.template_ipfix_pen_provided') === '1' ? Number(str(f, 'cflow.template_ipfix_field_pen')) : 0,
+    id: Number(str(f, 'cflow.template_ipfix_field_type')),
+    length: Number(str(f, 'cflow.template_field_length')),
+  }));
+}
+
+function dataRecord(frame: number, templateId: number, fields: readonly TsharkTemplateField[], flow: JsonObject): TsharkRecord {
+  const values = leaves(flow);
+  const taken = new Map<string, number>();
+  const next = (alternatives: readonly string[]): string => {
+    for (const name of alternatives) {
+      const i = taken.get(name) ?? 0;
+      const v = values.get(name)?.[i];
+      if (v === undefined) continue;
+      taken.set(name, i + 1);
+      return v;
+    }
+    throw new FlowaggError(HARNESS_TOOL_OUTPUT, `tshark frame ${frame}, template ${templateId}: no value left for ${alternatives.join(' or ')}`);
+  };
+  return {
+    frame,
+    templateId,
+    fields: fields.map((f) => {
+      const { names, parse } = cflowField(f.pen, f.id);
+      return { ...f, value: parse(names.map(next)) };
+    }),
+  };
+}
+
+/** Turns `tshark -T json --no-duplicate-keys` output for cflow packets into data records. */
+export function parseCflowJson(json: unknown): TsharkDecode {
+  if (!Array.isArray(json)) throw new FlowaggError(HARNESS_TOOL_OUTPUT, 'tshark JSON: expected an array of packets');
+  const templates = new Map<number, TsharkTemplateField[]>();
+  const headers: TsharkMessageHeader[] = [];
+  const records: TsharkRecord[] = [];
+  const warnings: string[] = [];
+  (json as Json[]).forEach((packet, index) => {
+    const layers = isObject(packet) && isObject(packet._source) ? packet._source.layers : undefined;
+    const cflow = isObject(layers) ? layers.cflow : undefined;
+    if (!isObject(cflow)) throw new FlowaggError(HARNESS_TOOL_OUTPUT, `tshark JSON: frame ${index + 1} has no cflow layer`);
+    const all = leaves(cflow);
+    const header = (name: string) => Number(all.get(name)?.[0] ?? NaN);
+    headers.push({ exportTime: header('cflow.exporttime'), sequenceNumber: header('cflow.sequence'), observationDomainId: header('cflow.od_id') });
+    const expert = all.get('_ws.expert.message') ?? [];
+    warnings.push(...expert.map((m) => `frame ${index + 1}: ${m}`));
+    for (const set of children(cflow, 'Set ')) {
+      for (const t of [...children(set, 'Template ('), ...children(set, 'Options Template (')]) {
+        templates.set(Number(str(t, 'cflow.template_id')), templateFields(t));
+      }
+      const flows = children(set, 'Flow ');
+      if (flows.length === 0) continue;
+      const templateId = Number(str(set, 'cflow.flowset_id'));
+      const fields = templates.get(templateId);
+      if (fields === undefined) throw new FlowaggError(HARNESS_TOOL_OUTPUT, `tshark frame ${index + 1}: data set ${templateId} before its template`);
+      for (const flow of flows) records.push(dataRecord(index + 1, templateId, fields, flow));
+    }
+  });
+  return { headers, records, warnings };
+}
+
+export interface TsharkOptions {
+  /** Where the datagrams go; tshark decodes that UDP port as cflow. */
+  readonly collector?: Endpoint;
+  /** Kills tshark when aborted (pass the test's `t.signal`). */
+  readonly signal?: AbortSignal;
+}
+
+/** Decodes IPFIX messages with tshark (each as a UDP datagram to the collector port). */
+export async function tsharkDecodeIpfix(messages: readonly Uint8Array[], opts: TsharkOptions = {}): Promise<TsharkDecode> {
+  const collector = opts.collector ?? DEFAULT_COLLECTOR;
+  const dir = await mkdtemp(join(tmpdir(), 'flowagg-tshark-'));
+  try {
+    const path = join(dir, 'ipfix.pcap');
+    await writeFile(path, collectorPcap(messages, DEFAULT_EXPORTER, collector));
+    const run = await runTool(
+      'tshark',
+      ['-n', '-r', path, '-d', `udp.port==${collector.port},cflow`, '-T', 'json', '--no-duplicate-keys'],
+      { timeoutMs: 120_000, env: { TZ: 'UTC' }, signal: opts.signal },
+    );
+    return parseCflowJson(JSON.parse(run.stdout));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
