@@ -1,0 +1,24 @@
+// `npm run fuzz [iterations] [seed]`: mutation-fuzzes the IPFIX decoder (default 100,000 mutations)
+// and the decode command's JSON and text formatting of whatever decodes, then reports the counts.
+// Exits 1 if anything other than an IpfixError was thrown.
+import { recordToJson, recordToText } from '../lib/cli/commands/decode-format.js';
+import { fuzz } from '../lib/ipfix/testing/fuzz.js';
+
+const iterations = Number(process.argv[2] ?? 100_000);
+const seed = Number(process.argv[3] ?? Date.now() % 2 ** 31);
+const start = performance.now();
+const report = fuzz(iterations, seed, (d) => {
+  for (const r of d.records) {
+    JSON.stringify(recordToJson(r, { exporter: 'fuzz', header: d.header }));
+    recordToText(r);
+  }
+});
+const seconds = (performance.now() - start) / 1000;
+console.log(`fuzz: ${report.iterations.toLocaleString('en-US')} mutations (seed ${seed}) in ${seconds.toFixed(1)} s`);
+console.log(`  decoded without a message-level error: ${report.decoded.toLocaleString('en-US')}, data records: ${report.records.toLocaleString('en-US')}`);
+console.log(`  slowest single decode: ${report.slowestMs.toFixed(2)} ms`);
+console.log('  typed errors:');
+for (const [code, n] of Object.entries(report.ipfixErrors).sort((a, b) => b[1] - a[1])) console.log(`    ${code}: ${n.toLocaleString('en-US')}`);
+console.log(`  crashes (anything but IpfixError): ${report.crashes.length}`);
+for (const c of report.crashes.slice(0, 5)) console.log(`    #${c.iteration} ${c.mutation}: ${c.error}\n    ${c.hex}`);
+process.exitCode = report.crashes.length > 0 ? 1 : 0;
