@@ -37,6 +37,7 @@ let stopServices = async () => {};
 if (!unitOnly && files.some(isFunctional)) {
   const kafka = await startKafka((line) => console.log(`[kafka] ${line}`));
   env.KAFKA_BROKERS = kafka.brokers;
+  if (kafka.saslBrokers !== undefined) env.KAFKA_SASL_BROKERS = kafka.saslBrokers;
   stopServices = kafka.stop;
   console.log(`[kafka] brokers ${kafka.brokers} (${kafka.source})`);
 }

@@ -1,0 +1,118 @@
+// A Kafka broker for the functional tests and benchmarks, from the first source that works:
+//   1. KAFKA_BROKERS from the environment (a broker someone already runs);
+//   2. Testcontainers, when a container runtime answers;
+//   3. the local launcher infra/dev/kafka (Apache Kafka from Maven Central, run with the machine's Java).
+// Each started broker gets its own state directory, so concurrent runs do not share one.
+import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface KafkaBroker {
+  /** Bootstrap list, host:port[,host:port...]. */
+  readonly brokers: string;
+  readonly source: 'env' | 'testcontainers' | 'local';
+  /** A listener that requires SASL (user flowagg, password flowagg-secret), when the broker has one (local). */
+  readonly saslBrokers?: string;
+  stop(): Promise<void>;
+}
+
+/** The credentials of the local launcher's SASL listener (infra/dev/kafka). */
+export const LOCAL_SASL = { username: 'flowagg', password: 'flowagg-secret' } as const;
+
+const LAUNCHER = join(import.meta.dirname, '..', '..', 'infra', 'dev', 'kafka');
+/** Kafka 3.9 (KRaft) in Confluent's image, the same broker version as the local launcher's default. */
+const CONTAINER_IMAGE = 'confluentinc/cp-kafka:7.9.0';
+
+async function fromTestcontainers(log: (line: string) => void): Promise<KafkaBroker | undefined> {
+  const { getContainerRuntimeClient } = await import('testcontainers');
+  try {
+    await getContainerRuntimeClient();
+  } catch {
+    log('no container runtime answers; not using Testcontainers');
+    return undefined;
+  }
+  const { KafkaContainer } = await import('@testcontainers/kafka');
+  log(`starting ${CONTAINER_IMAGE} with Testcontainers`);
+  const container = await new KafkaContainer(CONTAINER_IMAGE).withKraft().start();
+  return {
+    brokers: `${container.getHost()}:${container.getMappedPort(9093)}`,
+    source: 'testcontainers',
+    stop: async () => {
+      await container.stop();
+    },
+  };
+}
+
+async function fromLocalLauncher(log: (line: string) => void): Promise<KafkaBroker> {
+  const state = await mkdtemp(join(tmpdir(), 'flowagg-kafka-'));
+  const env = { ...process.env, FLOWAGG_KAFKA_STATE: state };
+  log(`starting a local broker with infra/dev/kafka (state ${state})`);
+  let stdout: string;
+  try {
+    ({ stdout } = await run(LAUNCHER, ['start'], { env, maxBuffer: 16 * 2 ** 20 }));
+  } catch (err) {
+    const stderr = (err as { stderr?: string }).stderr ?? '';
+    await rm(state, { recursive: true, force: true });
+    throw new Error(`infra/dev/kafka start failed: ${stderr.trim() || (err as Error).message}`, { cause: err });
+  }
+  const brokers = stdout.trim().split('\n').pop() ?? '';
+  const saslBrokers = (await readFile(join(state, 'bootstrap-sasl'), 'utf8')).trim();
+  // The broker runs detached; if this process exits without stop() (a crash, process.exit), kill it.
+  const pid = Number(await readFile(join(state, 'kafka.pid'), 'utf8'));
+  const killOnExit = () => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    rmSync(state, { recursive: true, force: true });
+  };
+  process.once('exit', killOnExit);
+  return {
+    brokers,
+    saslBrokers,
+    source: 'local',
+    stop: async () => {
+      process.off('exit', killOnExit);
+      await run(LAUNCHER, ['stop'], { env }).catch((err: unknown) => log(`stopping the local broker failed: ${(err as Error).message}`));
+      await rm(state, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startKafka(log: (line: string) => void): Promise<KafkaBroker> {
+  const fromEnv = process.env.KAFKA_BROKERS?.trim();
+  if (fromEnv) return { brokers: fromEnv, source: 'env', stop: async () => {} };
+  const failures: string[] = [];
+  for (const source of [fromTestcontainers, fromLocalLauncher]) {
+    try {
+      const broker = await source(log);
+      if (broker !== undefined) return broker;
+    } catch (err) {
+      failures.push((err as Error).message);
+      log((err as Error).message);
+    }
+  }
+  const where = process.env.CI === 'true' ? 'CI needs a Kafka broker for the functional tests' : 'the functional tests need a Kafka broker';
+  throw new Error(
+    `${where}, and none could be had: no KAFKA_BROKERS, no container runtime, and the local launcher failed` +
+      ` (it needs Java 17+ and Maven; .ci/run installs them).\n${failures.join('\n')}\n` +
+      'Set KAFKA_BROKERS=host:port to use a running broker, or run only the unit tests with `npm run test:unit`.',
+  );
+}
+
+/**
+ * The broker list a functional test runs against (scripts/test.ts sets KAFKA_BROKERS for the whole run).
+ * Without one, a test is skipped with the reason, except in CI, where that is a failure: CI never passes by skipping.
+ */
+export function kafkaBrokersForTests(): { brokers: string; skip: false } | { brokers: undefined; skip: string } {
+  const brokers = process.env.KAFKA_BROKERS?.trim();
+  if (brokers) return { brokers, skip: false };
+  if (process.env.CI === 'true') throw new Error('KAFKA_BROKERS is not set in CI: run the functional tests through `npm test`, which starts a broker');
+  return { brokers: undefined, skip: 'KAFKA_BROKERS is not set (`npm test` starts a broker; or KAFKA_BROKERS=$(infra/dev/kafka start))' };
+}

@@ -1,0 +1,261 @@
+// The Kafka backend's consumer: a kafkajs group consumer driven so that it keeps the log's semantics.
+// - No auto-commit and no auto-resolve: the position moves past a batch only when eachBatch resolves,
+//   and nothing is committed until commit() is called.
+// - A batch whose handler throws is delivered again, after a backoff, to the same consumer (heartbeats go
+//   on meanwhile); a seek, a pause, a rebalance or stop() ends the retries.
+// - kafkajs rebalances eagerly: every partition is given up, and the ones this consumer gets back restart
+//   from their committed offsets. The consumer seeks those back to where it was, so that a rebalance
+//   looks as the log promises: only partitions gained or lost are reported, and kept ones carry on.
+import type { Consumer as KafkajsConsumer, EachBatchPayload } from 'kafkajs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FlowaggError, errorMessage } from '../../errors.js';
+import { componentLogger } from '../../telemetry/logger.js';
+import { LOG_CONSUMER_STATE } from '../errors.js';
+import { type Consumer, type ConsumerConfig, type ConsumerHandlers, type TopicPartition, type TopicPartitionOffset } from '../types.js';
+import { type KafkaCluster } from './cluster.js';
+import { kafkaCall, kafkaError } from './errors.js';
+import { fromKafkaMessage } from './records.js';
+
+const logger = componentLogger('log.kafka.consumer');
+
+const RETRY_BACKOFF_MIN_MS = 100;
+const RETRY_BACKOFF_MAX_MS = 5000;
+/** How long an empty fetch waits on the broker: bounds how long stop() waits for a fetch in flight. */
+const FETCH_MAX_WAIT_MS = 250;
+/**
+ * kafkajs fetches again only once every batch of the last fetch is handled, so each fetch should carry a
+ * lot: 4 MiB per partition (about 13,000 300-byte records), 32 MiB per fetch.
+ */
+const FETCH_MAX_BYTES_PER_PARTITION = 4 * 2 ** 20;
+const FETCH_MAX_BYTES = 32 * 2 ** 20;
+
+type ConsumerState = 'created' | 'subscribed' | 'running' | 'stopping' | 'stopped';
+
+const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+function byTopic(partitions: readonly TopicPartition[]): { topic: string; partitions: number[] }[] {
+  const grouped = new Map<string, number[]>();
+  for (const p of partitions) grouped.set(p.topic, [...(grouped.get(p.topic) ?? []), p.partition]);
+  return [...grouped].map(([topic, list]) => ({ topic, partitions: list }));
+}
+
+export class KafkaConsumer implements Consumer {
+  private state: ConsumerState = 'created';
+  private topics: string[] = [];
+  private readonly consumer: KafkajsConsumer;
+  private assigned: TopicPartition[] = [];
+  private readonly paused = new Set<string>();
+  /** Per assigned partition, the offset after the last batch delivered (or the last seek). */
+  private readonly positions = new Map<string, number>();
+  /** onRevoke/onAssign calls, chained so that they run in order and before the next batch. */
+  private assignmentSettled: Promise<void> = Promise.resolve();
+  private handlers: ConsumerHandlers | undefined;
+  private readonly untrack: () => void;
+  /**
+   * Settles on the first group join. kafkajs's run() returns even when that join failed (a coordinator
+   * still loading, say) and retries it in the background; run() waits for it instead.
+   */
+  private readonly joined: Promise<void>;
+
+  constructor(
+    private readonly cluster: KafkaCluster,
+    private readonly config: ConsumerConfig,
+  ) {
+    const sessionTimeout = cluster.config.sessionTimeout;
+    this.consumer = cluster.kafka.consumer({
+      groupId: config.groupId,
+      readUncommitted: config.isolation === 'read_uncommitted',
+      sessionTimeout,
+      heartbeatInterval: Math.max(100, Math.min(3000, Math.floor(sessionTimeout / 3))),
+      rebalanceTimeout: Math.max(sessionTimeout, 60_000),
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
+      maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
+      maxBytes: FETCH_MAX_BYTES,
+    });
+    let joined!: () => void;
+    let failed!: (err: unknown) => void;
+    this.joined = new Promise<void>((resolve, reject) => {
+      joined = resolve;
+      failed = reject;
+    });
+    this.joined.catch(() => undefined);
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
+      this.onGroupJoin(event.payload.memberAssignment);
+      joined();
+    });
+    this.consumer.on(this.consumer.events.CRASH, (event) => {
+      const { error, restart } = event.payload;
+      logger.warn({ groupId: config.groupId, err: error, restart }, restart ? 'Kafka consumer failed, rejoining the group' : 'Kafka consumer failed and stopped');
+      if (!restart) failed(kafkaError(error, 'joining the consumer group', { groupId: config.groupId }));
+    });
+    this.untrack = cluster.track(() => this.stop());
+  }
+
+  private context(extra: Record<string, string | number> = {}) {
+    return { groupId: this.config.groupId, state: this.state, ...extra };
+  }
+
+  private stateError(method: string, why: string, extra: Record<string, string | number> = {}): FlowaggError {
+    return new FlowaggError(LOG_CONSUMER_STATE, `consumer.${method}() of group ${this.config.groupId}: ${why}`, { context: this.context(extra) });
+  }
+
+  private onGroupJoin(memberAssignment: Record<string, number[]>): void {
+    const previous = this.assigned;
+    const next = Object.entries(memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => ({ topic, partition })));
+    this.assigned = next;
+    const previousKeys = new Set(previous.map((p) => key(p.topic, p.partition)));
+    const nextKeys = new Set(next.map((p) => key(p.topic, p.partition)));
+    const lost = previous.filter((p) => !nextKeys.has(key(p.topic, p.partition)));
+    const gained = next.filter((p) => !previousKeys.has(key(p.topic, p.partition)));
+    for (const p of lost) {
+      this.positions.delete(key(p.topic, p.partition));
+      this.paused.delete(key(p.topic, p.partition));
+    }
+    for (const p of next) {
+      const k = key(p.topic, p.partition);
+      if (!previousKeys.has(k)) continue;
+      const position = this.positions.get(k);
+      if (position !== undefined) this.consumer.seek({ topic: p.topic, partition: p.partition, offset: String(position) });
+      if (this.paused.has(k)) this.consumer.pause([{ topic: p.topic, partitions: [p.partition] }]);
+    }
+    const handlers = this.handlers;
+    if (handlers === undefined) return;
+    this.assignmentSettled = this.assignmentSettled.then(async () => {
+      try {
+        if (lost.length > 0) await handlers.onRevoke?.(lost);
+        if (gained.length > 0) await handlers.onAssign?.(gained);
+      } catch (err) {
+        logger.error({ groupId: this.config.groupId, err }, 'onAssign/onRevoke failed');
+      }
+    });
+  }
+
+  async subscribe(topics: readonly string[]): Promise<void> {
+    if (this.state !== 'created' && this.state !== 'subscribed') throw this.stateError('subscribe', `the consumer is ${this.state}`);
+    this.cluster.checkOpen('consumer.subscribe');
+    this.topics = [...new Set([...this.topics, ...topics])];
+    this.state = 'subscribed';
+  }
+
+  async run(handlers: ConsumerHandlers): Promise<void> {
+    if (this.state !== 'subscribed') throw this.stateError('run', this.state === 'created' ? 'subscribe() first' : `the consumer is ${this.state}`);
+    this.cluster.checkOpen('consumer.run');
+    this.state = 'running';
+    this.handlers = handlers;
+    const context = { groupId: this.config.groupId, topics: this.topics.join(',') };
+    await kafkaCall('connecting a Kafka consumer', context, () => this.consumer.connect());
+    await kafkaCall('subscribing a Kafka consumer', context, () =>
+      this.consumer.subscribe({ topics: this.topics, fromBeginning: (this.config.startFrom ?? 'earliest') === 'earliest' }),
+    );
+    await kafkaCall('joining the consumer group', context, () =>
+      this.consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: 4,
+        eachBatch: (payload) => this.deliver(payload),
+      }),
+    );
+    await this.joined;
+    await this.assignmentSettled;
+  }
+
+  private isPaused(topic: string, partition: number): boolean {
+    return this.paused.has(key(topic, partition));
+  }
+
+  private async deliver(payload: EachBatchPayload): Promise<void> {
+    await this.assignmentSettled;
+    const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
+    const { topic, partition } = batch;
+    const records = batch.messages.map((m) => fromKafkaMessage(topic, partition, m));
+    const highWatermark = Number(batch.highWatermark);
+    const chunkSize = this.config.maxBatchRecords ?? records.length;
+    const interrupted = () => !isRunning() || isStale() || this.state !== 'running' || this.isPaused(topic, partition);
+    for (let start = 0; start < records.length; start += chunkSize) {
+      const chunk = records.slice(start, start + chunkSize);
+      for (let attempt = 0; ; attempt++) {
+        if (interrupted()) return;
+        try {
+          await this.handlers!.eachBatch({ topic, partition, records: chunk, highWatermark });
+          break;
+        } catch (err) {
+          const backoff = Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MIN_MS * 2 ** attempt);
+          logger.warn({ groupId: this.config.groupId, topic, partition, offset: chunk[0]!.offset, attempt, backoff, err: errorMessage(err) }, 'eachBatch failed; delivering the batch again');
+          await this.backoff(backoff, heartbeat, interrupted);
+        }
+      }
+      if (isStale()) return;
+      const last = chunk[chunk.length - 1]!.offset;
+      resolveOffset(String(last));
+      this.positions.set(key(topic, partition), last + 1);
+      await heartbeat();
+    }
+  }
+
+  /** Waits, heartbeating so that the group keeps the partition; a heartbeat's rebalance error goes up to kafkajs. */
+  private async backoff(ms: number, heartbeat: () => Promise<void>, interrupted: () => boolean): Promise<void> {
+    const end = Date.now() + ms;
+    while (Date.now() < end && !interrupted()) {
+      await sleep(Math.min(200, end - Date.now()));
+      await heartbeat();
+    }
+  }
+
+  async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
+    if (this.state !== 'running') throw this.stateError('commit', `the consumer is ${this.state}; offsets are committed only while it runs`);
+    if (offsets.length === 0) return;
+    await kafkaCall('committing consumer offsets', { groupId: this.config.groupId }, () =>
+      this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) }))),
+    );
+  }
+
+  private checkAssigned(method: string, topic: string, partition: number): void {
+    if (this.state !== 'running') throw this.stateError(method, `the consumer is ${this.state}`, { topic, partition });
+    if (!this.assigned.some((a) => a.topic === topic && a.partition === partition)) {
+      throw this.stateError(method, `${topic}/${partition} is not assigned to this consumer`, { topic, partition });
+    }
+  }
+
+  seek(target: TopicPartitionOffset): void {
+    this.checkAssigned('seek', target.topic, target.partition);
+    this.positions.set(key(target.topic, target.partition), target.offset);
+    this.consumer.seek({ topic: target.topic, partition: target.partition, offset: String(target.offset) });
+  }
+
+  pause(partitions: readonly TopicPartition[]): void {
+    for (const p of partitions) this.checkAssigned('pause', p.topic, p.partition);
+    for (const p of partitions) this.paused.add(key(p.topic, p.partition));
+    this.consumer.pause(byTopic(partitions));
+  }
+
+  resume(partitions: readonly TopicPartition[]): void {
+    for (const p of partitions) this.checkAssigned('resume', p.topic, p.partition);
+    for (const p of partitions) this.paused.delete(key(p.topic, p.partition));
+    this.consumer.resume(byTopic(partitions));
+  }
+
+  assignment(): TopicPartition[] {
+    return this.state === 'running' ? [...this.assigned] : [];
+  }
+
+  async stop(): Promise<void> {
+    if (this.state === 'stopped' || this.state === 'stopping') return;
+    const wasRunning = this.state === 'running';
+    this.state = 'stopping';
+    this.untrack();
+    // disconnect() stops fetching, waits for the batches in flight, and leaves the group.
+    await this.consumer.disconnect().catch((err: unknown) => logger.warn({ groupId: this.config.groupId, err }, 'Kafka consumer did not leave cleanly'));
+    await this.assignmentSettled;
+    const lost = this.assigned;
+    this.assigned = [];
+    if (wasRunning && lost.length > 0) {
+      try {
+        await this.handlers?.onRevoke?.(lost);
+      } catch (err) {
+        logger.error({ groupId: this.config.groupId, err }, 'onRevoke failed');
+      }
+    }
+    this.state = 'stopped';
+  }
+}

@@ -1,0 +1,237 @@
+// The Kafka backend's producers. Both are idempotent (acks=all, one request in flight per kafkajs
+// producer and broker, so a retried batch can neither duplicate nor reorder), and both place records
+// themselves with Java's murmur2 (lib/log/partitioner.ts), which is how each record's offset can be
+// reported back.
+//
+// The transactional producer follows kafkajs's model: a transaction is opened on the client, partitions
+// and the consumer group's offsets are added to it as they are used (AddPartitionsToTxn,
+// AddOffsetsToTxn + TxnOffsetCommit), and EndTxn commits or aborts. kafkajs has no KIP-447 fencing, so
+// each input partition needs its own transactional id; a new producer with the same id fences the old.
+import type { Producer as KafkajsProducer, RecordMetadata as KafkajsRecordMetadata, Transaction as KafkajsTransaction } from 'kafkajs';
+import { FlowaggError } from '../../errors.js';
+import { LOG_CLOSED, LOG_TXN_STATE } from '../errors.js';
+import { type Producer, type ProduceRecord, type RecordMetadata, type TopicPartitionOffset, type Transaction, type TransactionalProducer } from '../types.js';
+import { COMPRESSION, createPartitioner } from './client.js';
+import { type KafkaCluster } from './cluster.js';
+import { KAFKA_BROKER, kafkaCall } from './errors.js';
+import { placeRecords, toOffset, type PlacedRecords } from './records.js';
+
+/** kafkajs's own producer, connected on first use, closed with the log. */
+class LazyProducer {
+  private connected: Promise<KafkajsProducer> | undefined;
+  private closed = false;
+  private readonly untrack: () => void;
+  private keyless = 0;
+
+  constructor(
+    private readonly cluster: KafkaCluster,
+    private readonly transactionalId?: string,
+  ) {
+    this.untrack = cluster.track(() => this.close());
+  }
+
+  get(): Promise<KafkajsProducer> {
+    if (this.closed) return Promise.reject(new FlowaggError(LOG_CLOSED, 'the producer is closed', { context: this.context() }));
+    this.cluster.checkOpen('producer');
+    if (this.connected === undefined) {
+      const producer = this.cluster.kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        createPartitioner,
+        allowAutoTopicCreation: false,
+        transactionTimeout: this.cluster.config.transactionTimeout,
+        ...(this.transactionalId === undefined ? {} : { transactionalId: this.transactionalId }),
+      });
+      this.connected = kafkaCall('connecting a Kafka producer', this.context(), () => producer.connect()).then(
+        () => producer,
+        (err: unknown) => {
+          this.connected = undefined;
+          throw err;
+        },
+      );
+    }
+    return this.connected;
+  }
+
+  async place(topic: string, records: readonly ProduceRecord[]): Promise<PlacedRecords> {
+    return placeRecords(topic, records, await this.cluster.topicLayout(topic), this.keyless++);
+  }
+
+  context(): Record<string, string> {
+    return this.transactionalId === undefined ? {} : { transactionalId: this.transactionalId };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.untrack();
+    const connected = this.connected;
+    this.connected = undefined;
+    if (connected !== undefined) await connected.then((p) => p.disconnect()).catch(() => undefined);
+  }
+}
+
+const compressionOf = (cluster: KafkaCluster) => COMPRESSION[cluster.config.compression];
+
+/** Each record's offset: records of one partition are appended in order from the partition's base offset. */
+function recordMetadata(topic: string, placed: PlacedRecords, results: KafkajsRecordMetadata[]): RecordMetadata[] {
+  const next = new Map<number, number>();
+  for (const r of results) next.set(r.partition, toOffset(r.baseOffset ?? '-1', 'base offset'));
+  return placed.partitions.map((partition) => {
+    const offset = next.get(partition);
+    if (offset === undefined || offset < 0) {
+      throw new FlowaggError(KAFKA_BROKER, `Kafka acknowledged the send to ${topic} without an offset for partition ${partition}`, {
+        context: { topic, partition },
+      });
+    }
+    next.set(partition, offset + 1);
+    return { topic, partition, offset };
+  });
+}
+
+/**
+ * Produce requests in flight at once: kafkajs keeps one per idempotent producer and broker (Java's keeps
+ * up to five), so the producer spreads partitions over this many kafkajs producers, partition p always
+ * on lane p % LANES, which keeps each partition's records in order while another lane's request is out.
+ */
+const LANES = 2;
+
+export class KafkaProducer implements Producer {
+  private readonly lanes: LazyProducer[];
+
+  constructor(private readonly cluster: KafkaCluster) {
+    this.lanes = Array.from({ length: LANES }, () => new LazyProducer(cluster));
+  }
+
+  async send(topic: string, records: readonly ProduceRecord[]): Promise<RecordMetadata[]> {
+    if (records.length === 0) return [];
+    const placed = await this.lanes[0]!.place(topic, records);
+    const perLane = this.lanes.map(() => [] as PlacedRecords['messages']);
+    for (let i = 0; i < placed.messages.length; i++) perLane[placed.partitions[i]! % LANES]!.push(placed.messages[i]!);
+    const compression = compressionOf(this.cluster);
+    const results = await Promise.all(
+      this.lanes.map(async (lane, i) => {
+        const messages = perLane[i]!;
+        if (messages.length === 0) return [];
+        const producer = await lane.get();
+        return kafkaCall('sending records to Kafka', { topic }, () => producer.send({ topic, messages, acks: -1, compression }));
+      }),
+    );
+    return recordMetadata(topic, placed, results.flat());
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.lanes.map((lane) => lane.close()));
+  }
+}
+
+type TxnState = 'open' | 'committing' | 'aborting' | 'committed' | 'aborted' | 'failed';
+
+class KafkaTransaction implements Transaction {
+  private state: TxnState = 'open';
+
+  constructor(
+    private readonly owner: KafkaTransactionalProducer,
+    private readonly producer: LazyProducer,
+    private readonly txn: KafkajsTransaction,
+    private readonly compression: ReturnType<typeof compressionOf>,
+  ) {}
+
+  get ended(): boolean {
+    return this.state === 'committed' || this.state === 'aborted' || this.state === 'failed';
+  }
+
+  private guard(method: string): void {
+    if (this.state !== 'open') {
+      throw new FlowaggError(LOG_TXN_STATE, `transaction.${method}() called on a transaction that is ${this.state}`, {
+        context: { transactionalId: this.owner.transactionalId, state: this.state },
+      });
+    }
+  }
+
+  /** A failed send or offset commit leaves the transaction only abortable, as in Kafka. */
+  private async step<T>(doing: string, context: Record<string, string | number>, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await kafkaCall(doing, { transactionalId: this.owner.transactionalId, ...context }, fn);
+    } catch (err) {
+      this.state = 'failed';
+      await this.txn.abort().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async send(topic: string, records: readonly ProduceRecord[]): Promise<void> {
+    this.guard('send');
+    if (records.length === 0) return;
+    const placed = await this.producer.place(topic, records);
+    await this.step('sending records in a transaction', { topic }, () =>
+      this.txn.send({ topic, messages: placed.messages, acks: -1, compression: this.compression }),
+    );
+  }
+
+  async sendOffsets(groupId: string, offsets: readonly TopicPartitionOffset[]): Promise<void> {
+    this.guard('sendOffsets');
+    if (offsets.length === 0) return;
+    const byTopic = new Map<string, { partition: number; offset: string }[]>();
+    for (const o of offsets) {
+      const list = byTopic.get(o.topic) ?? [];
+      list.push({ partition: o.partition, offset: String(o.offset) });
+      byTopic.set(o.topic, list);
+    }
+    const topics = [...byTopic].map(([topic, partitions]) => ({ topic, partitions }));
+    await this.step('committing offsets in a transaction', { groupId }, () => this.txn.sendOffsets({ consumerGroupId: groupId, topics }));
+  }
+
+  async commit(): Promise<void> {
+    this.guard('commit');
+    this.state = 'committing';
+    try {
+      await kafkaCall('committing a transaction', { transactionalId: this.owner.transactionalId }, () => this.txn.commit());
+      this.state = 'committed';
+    } catch (err) {
+      this.state = 'failed';
+      await this.txn.abort().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async abort(): Promise<void> {
+    if (this.state === 'failed' || this.state === 'aborted') return;
+    this.guard('abort');
+    this.state = 'aborting';
+    try {
+      await kafkaCall('aborting a transaction', { transactionalId: this.owner.transactionalId }, () => this.txn.abort());
+    } finally {
+      this.state = 'aborted';
+    }
+  }
+}
+
+export class KafkaTransactionalProducer implements TransactionalProducer {
+  private readonly producer: LazyProducer;
+  private current: KafkaTransaction | undefined;
+
+  constructor(
+    private readonly cluster: KafkaCluster,
+    readonly transactionalId: string,
+  ) {
+    this.producer = new LazyProducer(cluster, transactionalId);
+  }
+
+  async begin(): Promise<Transaction> {
+    if (this.current !== undefined && !this.current.ended) {
+      throw new FlowaggError(LOG_TXN_STATE, `begin() called while a transaction of ${this.transactionalId} is still open`, {
+        context: { transactionalId: this.transactionalId },
+      });
+    }
+    const producer = await this.producer.get();
+    // The first transaction registers the id with the coordinator (InitProducerId), fencing older producers.
+    const txn = await kafkaCall('beginning a transaction', { transactionalId: this.transactionalId }, () => producer.transaction());
+    this.current = new KafkaTransaction(this, this.producer, txn, compressionOf(this.cluster));
+    return this.current;
+  }
+
+  close(): Promise<void> {
+    return this.producer.close();
+  }
+}
