@@ -32,7 +32,8 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const env: NodeJS.ProcessEnv = { ...process.env };
+// Services log at info; in tests only warnings and errors are worth the noise.
+const env: NodeJS.ProcessEnv = { FLOWAGG_LOG_LEVEL: 'warn', ...process.env };
 let stopServices = async () => {};
 if (!unitOnly && files.some(isFunctional)) {
   const kafka = await startKafka((line) => console.log(`[kafka] ${line}`));

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ingestConfig } from './config.js';
+
+test('defaults: UDP and TCP on 4739, 1800 s template lifetime, flows.raw and ipfix.templates', () => {
+  const c = ingestConfig.parse({});
+  assert.deepEqual(c.aggregatorTransportProtocol, ['udp', 'tcp']);
+  assert.equal(c.ingest.port, 4739);
+  assert.equal(c.ingest.udp.maxDatagramBytes, 65535);
+  assert.equal(c.ingest.templateTtl, 1_800_000);
+  assert.deepEqual([c.ingest.topics.flowsRaw, c.ingest.topics.templates], ['flows.raw', 'ipfix.templates']);
+});
+
+test("Antrea's aggregatorTransportProtocol: case-insensitive, one value or a list, none alone", () => {
+  assert.deepEqual(ingestConfig.parse({ aggregatorTransportProtocol: 'TLS' }).aggregatorTransportProtocol, ['tls']);
+  assert.deepEqual(ingestConfig.parse({ aggregatorTransportProtocol: ['Udp', 'udp', 'TCP'] }).aggregatorTransportProtocol, ['udp', 'tcp']);
+  assert.deepEqual(ingestConfig.parse({ aggregatorTransportProtocol: 'None' }).aggregatorTransportProtocol, []);
+  const message = (input: unknown) => ingestConfig.safeParse({ aggregatorTransportProtocol: input }).error?.issues.map((i) => i.message).join('; ');
+  assert.equal(message(['none', 'udp']), '"none" cannot be combined with other transports');
+  assert.equal(message('sctp'), '"sctp" is not a transport (tls, tcp, udp or none)');
+});
+
+test('TCP and TLS on one port is refused, naming the key to change', () => {
+  assert.throws(() => ingestConfig.parse({ aggregatorTransportProtocol: ['tcp', 'tls'] }), (err: Error) => {
+    assert.match(err.message, /TCP and TLS cannot both listen on TCP port 4739/);
+    assert.match(err.message, /tlsPort/);
+    return true;
+  });
+  assert.equal(ingestConfig.parse({ aggregatorTransportProtocol: ['tcp', 'tls'], ingest: { tlsPort: 4740 } }).ingest.tlsPort, 4740);
+});
+
+test('durations and sizes in their usual forms; unknown keys are errors', () => {
+  const c = ingestConfig.parse({ ingest: { templateTtl: '10m', queue: { maxBytes: '16MiB', linger: '2ms' } } });
+  assert.equal(c.ingest.templateTtl, 600_000);
+  assert.equal(c.ingest.queue.maxBytes, 16 * 2 ** 20);
+  assert.equal(c.ingest.queue.linger, 2);
+  assert.throws(() => ingestConfig.parse({ ingest: { prot: 1 } }), /Unrecognized key/);
+});

@@ -1,0 +1,190 @@
+// The ingest service: IPFIX collectors (UDP, TCP, TLS) writing FlowRecords to flows.raw, and UDP templates
+// shared with the other replicas through ipfix.templates.
+//
+// createIngest() is inert; start() creates the topics, loads the shared templates, obtains the TLS
+// certificates and binds the listeners; stop() closes the listeners (and so every session), then waits up
+// to ingest.shutdownTimeout for queued records to reach the log and counts what it had to give up.
+import { FlowaggError } from '../lib/errors.js';
+import { type Consumer, type MessageLog } from '../lib/log/types.js';
+import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
+import { type IngestConfig, type Transport } from './config.js';
+import { INGEST_STATE } from './errors.js';
+import { listenTcp, type StreamListener } from './listeners/tcp.js';
+import { listenTls } from './listeners/tls.js';
+import { listenUdp, type UdpListener } from './listeners/udp.js';
+import { ingestMetrics } from './metrics.js';
+import { Pipeline, type PipelineStats } from './pipeline.js';
+import { type CertificateSource } from './tls/provider.js';
+import { tlsServerOptions } from './tls/server-options.js';
+import { TemplatePublisher, subscribeTemplates } from './templates-topic.js';
+
+export interface IngestDeps {
+  readonly log: MessageLog;
+  /** TLS certificates; by default made from ingest.tls (and started and stopped with the service). */
+  readonly certificates?: CertificateSource;
+  /** Identifies this replica in ipfix.templates; random by default. */
+  readonly replicaId?: string;
+  readonly logger?: Logger;
+  readonly now?: () => number;
+}
+
+export type IngestState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
+
+export interface Ingest {
+  readonly state: IngestState;
+  /** Bound ports per transport (useful with port 0). */
+  readonly ports: Readonly<Partial<Record<Transport, number>>>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  stats(): PipelineStats;
+  /** Ready when running and the log is keeping up (the queue is not throttled). */
+  readiness(): { ready: boolean; detail?: string };
+}
+
+export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
+  const logger = deps.logger ?? componentLogger('ingest');
+  const section = config.ingest;
+  const protocols = config.aggregatorTransportProtocol;
+  const producer = deps.log.producer();
+  const publisher = new TemplatePublisher({ producer, topic: section.topics.templates, templateTtlMs: section.templateTtl, logger, ...(deps.replicaId && { replica: deps.replicaId }), ...(deps.now && { now: deps.now }) });
+  const pipeline = new Pipeline(section, {
+    producer,
+    logger,
+    onUdpTemplates: (exporter, templates) => {
+      publisher.publish(exporter, templates);
+      ingestMetrics.templatesPublished.inc(templates.length);
+    },
+    onUdpSessionEnd: (session) => publisher.forget(session.exporter),
+    ...(deps.now && { now: deps.now }),
+  });
+  const ports: Partial<Record<Transport, number>> = {};
+  const closers: (() => Promise<void>)[] = [];
+  let state: IngestState = 'created';
+  let templatesConsumer: Consumer | undefined;
+  let certificates: CertificateSource | undefined;
+  let ownsCertificates = false;
+  let sweeper: NodeJS.Timeout | undefined;
+
+  const guard = (method: string, allowed: readonly IngestState[]) => {
+    if (!allowed.includes(state)) {
+      throw new FlowaggError(INGEST_STATE, `ingest.${method}() is not allowed in state ${state}`, { context: { method, state } });
+    }
+  };
+
+  async function listen(): Promise<void> {
+    const { host, port } = section;
+    if (protocols.includes('udp')) {
+      const udp: UdpListener = await listenUdp(
+        { host, port, maxDatagramBytes: section.udp.maxDatagramBytes, receiveBufferBytes: section.udp.receiveBufferBytes },
+        (msg, from) => pipeline.datagram(msg, from),
+        (from) => pipeline.oversizedDatagram(from),
+      );
+      closers.push(udp.close);
+      ports.udp = udp.port;
+    }
+    const streamOpts = { host, maxConnections: section.tcp.maxConnections };
+    if (protocols.includes('tcp')) {
+      const tcp: StreamListener = await listenTcp({ ...streamOpts, port }, (socket) => pipeline.stream(socket, 'tcp'));
+      closers.push(tcp.close);
+      ports.tcp = tcp.port;
+    }
+    if (protocols.includes('tls')) {
+      const source = certificates!;
+      const tls = await listenTls(
+        {
+          ...streamOpts,
+          port: section.tlsPort ?? port,
+          certificates: source,
+          serverOptions: (material) => tlsServerOptions(material, section.tls.minVersion),
+          onHandshakeError: (err, socket) => {
+            ingestMetrics.tlsHandshakeFailures.inc();
+            logger.info({ exporter: socket.remoteAddress, err: err.message }, 'refused a TLS client');
+          },
+        },
+        (socket) => pipeline.stream(socket, 'tls'),
+      );
+      closers.push(tls.close);
+      ports.tls = tls.port;
+    }
+  }
+
+  return {
+    get state() {
+      return state;
+    },
+    ports,
+    async start() {
+      guard('start', ['created']);
+      state = 'starting';
+      try {
+        await deps.log.admin().createTopics([
+          { topic: section.topics.flowsRaw, partitions: section.topics.flowsRawPartitions, cleanupPolicy: 'delete' },
+          { topic: section.topics.templates, partitions: 1, cleanupPolicy: 'compact' },
+        ]);
+        if (protocols.includes('udp')) {
+          templatesConsumer = await subscribeTemplates({
+            log: deps.log,
+            topic: section.topics.templates,
+            replica: publisher.replica,
+            templateTtlMs: section.templateTtl,
+            logger,
+            install: (shared) => pipeline.installUdpTemplate(shared.exporter, shared.template),
+            ...(deps.now && { now: deps.now }),
+          });
+        }
+        if (protocols.includes('tls')) {
+          certificates = deps.certificates;
+          if (certificates === undefined) {
+            // Loaded only for TLS: the Kubernetes client it may need takes seconds to import.
+            const { createCertificateSource } = await import('./tls/index.js');
+            certificates = createCertificateSource(section.tls, { flowAggregatorAddress: config.flowAggregatorAddress });
+            ownsCertificates = true;
+            await certificates.start();
+          }
+        }
+        await listen();
+        sweeper = setInterval(() => pipeline.sweep(), Math.min(section.templateTtl / 4, 5000));
+        sweeper.unref();
+        state = 'running';
+        logger.info({ ports, protocols, flowsRaw: section.topics.flowsRaw, backend: deps.log.backend }, 'ingest started');
+      } catch (err) {
+        state = 'failed';
+        await release();
+        throw err;
+      }
+    },
+    async stop() {
+      if (state === 'stopped' || state === 'created') {
+        state = 'stopped';
+        return;
+      }
+      guard('stop', ['running', 'failed']);
+      state = 'stopping';
+      await release();
+      const flushed = await pipeline.queue.flush(section.shutdownTimeout);
+      if (!flushed) {
+        const abandoned = pipeline.queue.abandon();
+        pipeline.abandoned(abandoned);
+        logger.error({ records: abandoned, timeoutMs: section.shutdownTimeout }, 'the log did not take every queued record before the shutdown timeout; they are lost');
+      }
+      await producer.close();
+      state = 'stopped';
+      logger.info(pipeline.stats(), 'ingest stopped');
+    },
+    stats: () => pipeline.stats(),
+    readiness() {
+      if (state !== 'running') return { ready: false, detail: `ingest is ${state}` };
+      if (pipeline.queue.throttled) return { ready: false, detail: 'the log is behind: the ingest queue is full' };
+      return { ready: true };
+    },
+  };
+
+  /** Stops taking input: listeners, template consumer, certificate checks, timers. */
+  async function release(): Promise<void> {
+    clearInterval(sweeper);
+    for (const close of closers.splice(0).reverse()) await close();
+    await templatesConsumer?.stop();
+    templatesConsumer = undefined;
+    if (ownsCertificates) certificates?.stop();
+  }
+}

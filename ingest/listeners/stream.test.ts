@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type StreamCloseReason, type StreamReader, type StreamSink, readStream } from './stream.js';
+import { listenTcp } from './tcp.js';
+
+function message(length: number, fill: number): Buffer {
+  const b = Buffer.alloc(length, fill);
+  b.writeUInt16BE(10, 0);
+  b.writeUInt16BE(length, 2);
+  return b;
+}
+
+class FakeSink implements StreamSink {
+  readonly messages: Buffer[] = [];
+  readonly closes: StreamCloseReason[] = [];
+  throttled = false;
+  #drained: (() => void)[] = [];
+  message(m: Buffer): string | undefined {
+    this.messages.push(Buffer.from(m));
+    return m[4] === 0xee ? 'poisoned message' : undefined;
+  }
+  whenDrained(cb: () => void): void {
+    this.#drained.push(cb);
+  }
+  drain(): void {
+    this.throttled = false;
+    for (const cb of this.#drained.splice(0)) cb();
+  }
+  closed(reason: StreamCloseReason): void {
+    this.closes.push(reason);
+  }
+}
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500 && !cond(); i++) await sleep(10);
+  assert.ok(cond(), `timed out waiting for ${what}`);
+}
+
+async function server(sinkFor: () => FakeSink) {
+  const readers: StreamReader[] = [];
+  const listener = await listenTcp({ host: '127.0.0.1', port: 0, maxConnections: 10 }, (socket) => readers.push(readStream(socket, sinkFor())));
+  const client = async (): Promise<Socket> => {
+    const s = connect(listener.port, '127.0.0.1');
+    await new Promise((r) => s.once('connect', r));
+    return s;
+  };
+  return { listener, readers, client };
+}
+
+test('messages written in arbitrary pieces arrive whole and in order', async (t) => {
+  const sink = new FakeSink();
+  const { listener, client } = await server(() => sink);
+  t.after(() => listener.close());
+  const sent = Array.from({ length: 200 }, (_, i) => message(16 + ((i * 37) % 1500), i % 200));
+  const stream = Buffer.concat(sent);
+  const c = await client();
+  for (let pos = 0; pos < stream.length; pos += 777) c.write(stream.subarray(pos, pos + 777));
+  await until(() => sink.messages.length === 200, 'all messages');
+  assert.deepEqual(sink.messages, sent);
+  c.end();
+  await until(() => sink.closes.length === 1, 'close');
+  assert.deepEqual(sink.closes, [{ kind: 'end' }]);
+});
+
+test('a throttled sink pauses the socket: the exporter stops being drained and nothing piles up here', async (t) => {
+  const sink = new FakeSink();
+  const { listener, readers, client } = await server(() => sink);
+  t.after(() => listener.close());
+  const c = await client();
+  sink.throttled = true;
+  const chunk = Buffer.concat(Array.from({ length: 64 }, (_, i) => message(1024, i)));
+  let written = 0;
+  // Write until the exporter's own buffer fills: the kernel windows are full because nobody reads.
+  while (c.writableLength < 8 * 1024 * 1024 && written < 64 * 1024 * 1024) {
+    c.write(chunk);
+    written += chunk.length;
+    if (c.writableLength > 4 * 1024 * 1024) await sleep(20);
+  }
+  await sleep(100);
+  const reader = readers[0]!;
+  assert.equal(reader.paused, true);
+  assert.ok(c.writableLength > 1024 * 1024, `exporter-side backlog ${c.writableLength} shows its writes are blocked`);
+  assert.ok(reader.buffered <= 64 * 1024 + 65535, `collector holds ${reader.buffered} bytes, at most a chunk and a message`);
+  assert.ok(sink.messages.length <= 1, 'at most the message that found the sink throttled was handled');
+  sink.drain();
+  await until(() => sink.messages.length === written / 1024, 'everything after the drain');
+  assert.equal(reader.paused, false);
+  c.destroy();
+});
+
+test('a malformed stream closes only its own connection', async (t) => {
+  const sinks: FakeSink[] = [];
+  const { listener, client } = await server(() => {
+    const s = new FakeSink();
+    sinks.push(s);
+    return s;
+  });
+  t.after(() => listener.close());
+  const good = await client();
+  const bad = await client();
+  const poisoned = await client();
+  await until(() => sinks.length === 3, 'three sessions');
+  bad.write(Buffer.concat([message(20, 1), Buffer.from('not ipfix at all')]));
+  const poison = message(20, 0xee);
+  poisoned.write(Buffer.concat([poison, message(20, 2)]));
+  await until(() => sinks[1]!.closes.length === 1 && sinks[2]!.closes.length === 1, 'the bad sessions to close');
+  assert.equal(sinks[1]!.closes[0]!.kind, 'malformed');
+  assert.match((sinks[1]!.closes[0] as { message: string }).message, /not IPFIX: version/);
+  assert.deepEqual(sinks[2]!.closes[0], { kind: 'malformed', message: 'poisoned message' });
+  assert.equal(sinks[2]!.messages.length, 1, 'nothing after the rejected message is handled');
+  await until(() => bad.closed, 'the exporter to see its connection closed');
+  good.write(message(30, 3));
+  await until(() => sinks[0]!.messages.length === 1, 'the good session to keep working');
+  assert.equal(sinks[0]!.closes.length, 0);
+  good.destroy();
+  poisoned.destroy();
+});
+
+test('what an exporter sent before closing is still handled when the sink drains later', async (t) => {
+  const sink = new FakeSink();
+  const { listener, readers, client } = await server(() => sink);
+  t.after(() => listener.close());
+  const c = await client();
+  sink.throttled = true;
+  const sent = Array.from({ length: 50 }, (_, i) => message(100 + i, i));
+  c.end(Buffer.concat(sent));
+  await until(() => readers.length === 1 && readers[0]!.paused, 'the session to pause');
+  await sleep(100);
+  assert.deepEqual(sink.closes, [], 'not closed while messages wait');
+  sink.drain();
+  await until(() => sink.closes.length === 1, 'the session to end');
+  assert.deepEqual(sink.messages, sent);
+  assert.deepEqual(sink.closes, [{ kind: 'end' }]);
+});

@@ -1,0 +1,188 @@
+// The bounded queue between decoding and the message log, and the point where backpressure starts.
+// Records wait here in batches until producer.send resolves (durable in the log). The queue counts
+// both records waiting and records in flight, since both are held in memory; once either bound is
+// reached the queue is `throttled`: stream sessions stop reading their sockets and UDP datagrams are
+// dropped, until the log catches up to half the bounds ('drain'). A failed send is retried with backoff
+// (the log is the system of record: nothing is dropped because it is slow), except when the log says
+// retrying cannot help, where the batch is dropped and counted.
+import { EventEmitter } from 'node:events';
+import { isFlowaggError } from '../lib/errors.js';
+import { type ProduceRecord, type Producer } from '../lib/log/types.js';
+
+export interface ProduceQueueOptions {
+  readonly topic: string;
+  readonly maxRecords: number;
+  readonly maxBytes: number;
+  readonly batchRecords: number;
+  readonly lingerMs: number;
+  readonly maxInFlightBatches: number;
+  /** Bounds of the retry backoff after a failed send. */
+  readonly retryMinMs?: number;
+  readonly retryMaxMs?: number;
+}
+
+export interface ProduceQueueHooks {
+  sent?(records: number, seconds: number): void;
+  failed?(err: unknown, records: number, retrying: boolean): void;
+}
+
+export interface ProduceQueueStats {
+  readonly queuedRecords: number;
+  readonly queuedBytes: number;
+  readonly inFlightBatches: number;
+  readonly throttled: boolean;
+}
+
+/** What one record costs the queue's byte bound. */
+export function recordBytes(r: ProduceRecord): number {
+  return (r.key?.length ?? 0) + (r.value?.length ?? 0) + 32;
+}
+
+interface Batch {
+  records: ProduceRecord[];
+  bytes: number;
+}
+
+export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
+  readonly #producer: Producer;
+  readonly #opts: Required<ProduceQueueOptions>;
+  readonly #hooks: ProduceQueueHooks;
+  /** Full batches waiting for an in-flight slot, oldest first. */
+  readonly #ready: Batch[] = [];
+  /** The batch being filled. */
+  #filling: Batch = { records: [], bytes: 0 };
+  #queuedRecords = 0;
+  #queuedBytes = 0;
+  #inFlight = 0;
+  #throttled = false;
+  #linger: NodeJS.Timeout | undefined;
+  /** The linger time of the batch being filled has passed: send it at the next free slot. */
+  #lingerExpired = false;
+  #flushing = false;
+  #abandoned = false;
+
+  constructor(producer: Producer, opts: ProduceQueueOptions, hooks: ProduceQueueHooks = {}) {
+    super();
+    this.#producer = producer;
+    this.#opts = { retryMinMs: 50, retryMaxMs: 5000, ...opts };
+    this.#hooks = hooks;
+  }
+
+  /** True from the moment a bound is reached until the queue has drained to half of it. */
+  get throttled(): boolean {
+    return this.#throttled;
+  }
+
+  stats(): ProduceQueueStats {
+    return { queuedRecords: this.#queuedRecords, queuedBytes: this.#queuedBytes, inFlightBatches: this.#inFlight, throttled: this.#throttled };
+  }
+
+  /**
+   * Takes the records of one message. It always accepts them: callers check `throttled` first (UDP drops,
+   * streams pause after this message), so the bounds are overshot by at most one message per session.
+   */
+  enqueue(records: readonly ProduceRecord[]): void {
+    if (records.length === 0 || this.#abandoned) return;
+    const max = this.#opts.batchRecords;
+    for (const r of records) {
+      const bytes = recordBytes(r);
+      this.#filling.records.push(r);
+      this.#filling.bytes += bytes;
+      this.#queuedBytes += bytes;
+      if (this.#filling.records.length >= max) {
+        this.#ready.push(this.#filling);
+        this.#filling = { records: [], bytes: 0 };
+      }
+    }
+    this.#queuedRecords += records.length;
+    if (this.#queuedRecords >= this.#opts.maxRecords || this.#queuedBytes >= this.#opts.maxBytes) this.#throttled = true;
+    this.#pump();
+  }
+
+  /** Sends everything queued now, and resolves true when nothing is queued or in flight, false at the deadline. */
+  async flush(deadlineMs = Infinity): Promise<boolean> {
+    const until = Date.now() + deadlineMs;
+    this.#flushing = true;
+    this.#pump();
+    while (this.#queuedRecords > 0) {
+      const left = until - Date.now();
+      if (left <= 0) return false;
+      let timer: NodeJS.Timeout | undefined;
+      let onIdle = () => {};
+      await new Promise<void>((resolve) => {
+        onIdle = resolve;
+        this.once('idle', onIdle);
+        if (Number.isFinite(left)) timer = setTimeout(resolve, left);
+      });
+      clearTimeout(timer);
+      this.off('idle', onIdle);
+    }
+    return true;
+  }
+
+  /** Gives up on what is still queued (after flush missed its deadline): no more sends or retries. Returns the records given up. */
+  abandon(): number {
+    this.#abandoned = true;
+    if (this.#linger !== undefined) clearTimeout(this.#linger);
+    this.#linger = undefined;
+    this.#ready.length = 0;
+    this.#filling = { records: [], bytes: 0 };
+    return this.#queuedRecords;
+  }
+
+  /** Starts sends while slots are free: full batches at once, a partial one after the linger time. */
+  #pump(): void {
+    while (this.#inFlight < this.#opts.maxInFlightBatches) {
+      const batch = this.#ready.shift() ?? this.#takePartial();
+      if (batch === undefined) break;
+      this.#inFlight++;
+      void this.#send(batch);
+    }
+    if (this.#filling.records.length > 0 && this.#linger === undefined && !this.#abandoned) {
+      this.#linger = setTimeout(() => {
+        this.#linger = undefined;
+        this.#lingerExpired = true;
+        this.#pump();
+      }, this.#opts.lingerMs);
+    }
+  }
+
+  #takePartial(): Batch | undefined {
+    if (this.#filling.records.length === 0 || !(this.#flushing || this.#lingerExpired)) return undefined;
+    this.#lingerExpired = false;
+    const batch = this.#filling;
+    this.#filling = { records: [], bytes: 0 };
+    return batch;
+  }
+
+  async #send(batch: Batch): Promise<void> {
+    let backoff = this.#opts.retryMinMs;
+    for (;;) {
+      const start = performance.now();
+      try {
+        await this.#producer.send(this.#opts.topic, batch.records);
+        this.#hooks.sent?.(batch.records.length, (performance.now() - start) / 1000);
+        break;
+      } catch (err) {
+        const retrying = !(isFlowaggError(err) && !err.retriable) && !this.#abandoned;
+        this.#hooks.failed?.(err, batch.records.length, retrying);
+        if (!retrying) break;
+        await delay(backoff);
+        backoff = Math.min(backoff * 2, this.#opts.retryMaxMs);
+      }
+    }
+    this.#inFlight--;
+    this.#queuedRecords -= batch.records.length;
+    this.#queuedBytes -= batch.bytes;
+    if (this.#throttled && this.#queuedRecords <= this.#opts.maxRecords / 2 && this.#queuedBytes <= this.#opts.maxBytes / 2) {
+      this.#throttled = false;
+      this.emit('drain');
+    }
+    if (!this.#abandoned) this.#pump();
+    if (this.#queuedRecords === 0) this.emit('idle');
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
