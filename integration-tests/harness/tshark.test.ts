@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isFlowaggError } from '../../lib/errors.js';
-import { readPcap } from './pcap.js';
+import { readPcapBuffer } from '../../lib/capture/testing.js';
 import { collectorPcap, parseCflowJson, tsharkDecodeIpfix } from './tshark.js';
 import { cflowField, parseTsharkRelativeMs, parseTsharkTime } from './tshark-fields.js';
 import { HARNESS_TOOL_OUTPUT, requireTools, TSHARK } from './tools.js';
@@ -77,9 +77,9 @@ test('parseCflowJson reads templates, merged duplicate keys and data records in 
 
 test('collectorPcap wraps each message in its own UDP datagram to the collector port', () => {
   const messages = [Uint8Array.from([1, 2, 3]), Uint8Array.from([4])];
-  const { packets } = readPcap(collectorPcap(messages, { address: '10.0.0.1', port: 1234 }, { address: '10.0.0.2', port: 2055 }));
+  const packets = readPcapBuffer(collectorPcap(messages, { address: '10.0.0.1', port: 1234 }, { address: '10.0.0.2', port: 2055 }));
   assert.equal(packets.length, 2);
-  const udp = Buffer.from(packets[0]?.frame.subarray(14 + 20) ?? []);
+  const udp = Buffer.from(packets[0]?.data.subarray(14 + 20) ?? []);
   assert.deepEqual([udp.readUInt16BE(0), udp.readUInt16BE(2), ...udp.subarray(8)], [1234, 2055, 1, 2, 3]);
 });
 

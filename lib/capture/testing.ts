@@ -1,7 +1,12 @@
 // Test support: builds pcap and pcapng files around UDP payloads, so that tests need no capture
 // tools. Production code never imports this file.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseIpv4Into, parseIpv6Into } from '../ipfix/text.js';
+import { FileReader } from './file-reader.js';
 import { LINKTYPE } from './packet.js';
+import { type Frame, readPcap } from './pcap.js';
 
 export interface Datagram {
   readonly src: string;
@@ -71,22 +76,54 @@ export function sll2Frame(d: Datagram): Buffer {
   return Buffer.concat([h, ipPacket(d)]);
 }
 
-/** A classic little-endian microsecond pcap file. */
+export interface PcapPacket {
+  /** Capture time in microseconds since the Unix epoch. */
+  readonly timeUs: number;
+  readonly frame: Uint8Array;
+}
+
+/**
+ * A classic libpcap file (little-endian, microsecond timestamps):
+ *   global header (24 bytes): magic a1b2c3d4, version 2.4, thiszone 0, sigfigs 0, snaplen, linktype
+ *   record header (16 bytes): ts_sec, ts_usec, incl_len, orig_len, then incl_len bytes of frame
+ */
+export function writePcap(packets: readonly PcapPacket[], linkType: number = LINKTYPE.ETHERNET): Buffer {
+  const out = Buffer.alloc(packets.reduce((n, p) => n + 16 + p.frame.length, 24));
+  out.writeUInt32LE(0xa1b2c3d4, 0);
+  out.writeUInt16LE(2, 4);
+  out.writeUInt16LE(4, 6);
+  out.writeUInt32LE(262_144, 16);
+  out.writeUInt32LE(linkType, 20);
+  let at = 24;
+  for (const { timeUs, frame } of packets) {
+    if (!Number.isSafeInteger(timeUs) || timeUs < 0) throw new RangeError(`pcap: bad packet time ${timeUs} µs`);
+    out.writeUInt32LE(Math.floor(timeUs / 1e6), at);
+    out.writeUInt32LE(timeUs % 1e6, at + 4);
+    out.writeUInt32LE(frame.length, at + 8);
+    out.writeUInt32LE(frame.length, at + 12);
+    out.set(frame, at + 16);
+    at += 16 + frame.length;
+  }
+  return out;
+}
+
+/** A pcap file of frames one second apart. */
 export function pcapFile(linkType: number, frames: readonly Buffer[], startSeconds = 1_700_000_000): Buffer {
-  const head = Buffer.alloc(24);
-  head.writeUInt32LE(0xa1b2c3d4, 0);
-  head.writeUInt16LE(2, 4);
-  head.writeUInt16LE(4, 6);
-  head.writeUInt32LE(65535, 16);
-  head.writeUInt32LE(linkType, 20);
-  const records = frames.map((f, i) => {
-    const r = Buffer.alloc(16);
-    r.writeUInt32LE(startSeconds + i, 0);
-    r.writeUInt32LE(f.length, 8);
-    r.writeUInt32LE(f.length, 12);
-    return Buffer.concat([r, f]);
-  });
-  return Buffer.concat([head, ...records]);
+  return writePcap(frames.map((frame, i) => ({ timeUs: (startSeconds + i) * 1e6, frame })), linkType);
+}
+
+/** The frames of an in-memory pcap file, read back by the production reader. */
+export function readPcapBuffer(file: Uint8Array): Frame[] {
+  const dir = mkdtempSync(join(tmpdir(), 'flowagg-pcap-'));
+  const path = join(dir, 'capture.pcap');
+  writeFileSync(path, file);
+  const reader = new FileReader(path);
+  try {
+    return [...readPcap(reader)].map((f) => ({ ...f, data: Buffer.from(f.data) }));
+  } finally {
+    reader.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function block(type: number, body: Buffer): Buffer {
