@@ -12,7 +12,7 @@ import { FlowaggError } from '../../errors.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { LOG_CLOSED } from '../errors.js';
 import { type LogRecord } from '../types.js';
-import { type BatchHeader, type ControlType, batchMaxTimestamp, decodeRecords, setBaseOffset } from './batch-format.js';
+import { type BatchHeader, type ControlType, batchMaxTimestamp, decodeRecords, setBaseOffset } from '../record-batch.js';
 import { fdatasync, fsyncDir, ioError, writeAllAt } from './fs-util.js';
 import { appendedRecords, fsyncSeconds, groupCommits } from './metrics.js';
 import { Segment, segmentBaseOffsets } from './segment.js';

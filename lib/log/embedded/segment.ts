@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { basename, join } from 'node:path';
 import { FlowaggError } from '../../errors.js';
 import { LOG_CORRUPT } from '../errors.js';
-import { type BatchHeader, BATCH_HEADER_SIZE, BATCH_LENGTH_OVERHEAD, batchIsValid, batchSizeAt, readBatchHeader } from './batch-format.js';
+import { type BatchHeader, BATCH_HEADER_SIZE, BATCH_LENGTH_OVERHEAD, batchIsValid, batchSizeAt, readBatchHeader } from '../record-batch.js';
 import { ioError, readAt } from './fs-util.js';
 import { truncatedBytes } from './metrics.js';
 import { SparseIndex } from './sparse-index.js';

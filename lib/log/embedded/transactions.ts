@@ -12,7 +12,7 @@
 import { FlowaggError } from '../../errors.js';
 import { LOG_INVALID_ARGUMENT, LOG_PRODUCER_FENCED, LOG_TXN_STATE } from '../errors.js';
 import { type ProduceRecord, type TopicPartitionOffset, type Transaction, type TransactionalProducer } from '../types.js';
-import { type BatchProducer, type ControlType, encodeControlBatch } from './batch-format.js';
+import { type BatchProducer, type ControlType, encodeControlBatch } from '../record-batch.js';
 import { appendInternal, readAllInternal } from './internal-records.js';
 import { type OffsetsStore } from './offsets-store.js';
 import { type PartitionLog } from './partition-log.js';

@@ -1,7 +1,7 @@
 // Which transactions are open on a partition (the last stable offset stops at the first one; recovery
 // resolves them) and which offset ranges were aborted (read_committed readers skip them). Fed by the scan
 // of a partition on open and then by every append.
-import { type BatchHeader, type ControlType, controlTypeOf } from './batch-format.js';
+import { type BatchHeader, type ControlType, controlTypeOf } from '../record-batch.js';
 
 interface AbortedRange {
   readonly producerId: number;

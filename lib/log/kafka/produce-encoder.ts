@@ -2,12 +2,12 @@
 // kafkajs.ts. kafkajs builds every record in its own growing Encoder, copies each partition's records
 // several times and computes CRC-32C in JavaScript: about 10 µs of CPU per 300-byte record, which caps
 // a producer far below the log's throughput target. This writes each partition's records as one Kafka v2
-// record batch in a single exact-size buffer (lib/log/embedded/batch-format.ts, the same format the
+// record batch in a single exact-size buffer (lib/log/record-batch.ts, the same format the
 // embedded log stores) with native CRC-32C. The bytes are kafkajs's own (produce-encoder.test.ts
 // compares them); anything this does not cover (compression, string keys or values, repeated headers)
 // goes to kafkajs's original encoder.
 import { crc32c } from '@node-rs/crc32';
-import { encodeBatch, type EncodableRecord } from '../embedded/batch-format.js';
+import { encodeBatch, type EncodableRecord } from '../record-batch.js';
 import { type Headers } from '../types.js';
 
 /** The fields of kafkajs's Message this encoder reads. */

@@ -1,5 +1,6 @@
-// The on-disk record batch: Kafka's v2 batch ("magic 2"), byte for byte, so that segment files could be
-// read by Kafka tooling and the layout decisions are Kafka's, not ours. Pure functions over Buffers.
+// The record batch of both backends: Kafka's v2 batch ("magic 2"), byte for byte. The embedded log keeps
+// it on disk (segment files could be read by Kafka tooling) and the Kafka backend's produce encoder sends
+// it, so the layout decisions are Kafka's, not ours. Pure functions over Buffers.
 //
 //   offset  field                 type
 //   0       baseOffset            i64   not covered by the CRC: assigned when the batch is appended
@@ -21,7 +22,7 @@
 // Varints are zigzag-encoded, as in Kafka. A control batch holds one record whose key is
 // version i16 (0) + type i16 (0 abort, 1 commit).
 import { crc32c } from '@node-rs/crc32';
-import { type Headers, type LogRecord } from '../types.js';
+import { type Headers, type LogRecord } from './types.js';
 
 export const BATCH_HEADER_SIZE = 61;
 /** Bytes before batchLength's payload: baseOffset + batchLength. */

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { type LogRecord } from '../types.js';
+import { type LogRecord } from './types.js';
 import {
   BATCH_HEADER_SIZE,
   NO_PRODUCER,
@@ -15,7 +15,7 @@ import {
   encodeControlBatch,
   readBatchHeader,
   setBaseOffset,
-} from './batch-format.js';
+} from './record-batch.js';
 
 const decode = (buf: Buffer, from = 0, to = Infinity, max = Infinity): LogRecord[] => {
   const out: LogRecord[] = [];
