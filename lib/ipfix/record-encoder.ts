@@ -3,11 +3,12 @@
 // record does not fit before `cap` (the message encoder then starts a new message); it never writes
 // past `cap`. Values that do not fit their field throw IpfixError BAD_VALUE.
 import { compileFunction } from './codegen.js';
+import { cachedString, ipv4Value, putEncodedString, viewOf } from './encoder-caches.js';
 import { IPFIX_ERR, IpfixError } from './errors.js';
 import { writeValue } from './field-codec.js';
 import { putU16, putU32 } from './message-header.js';
 import { segmentsOf } from './record-layout.js';
-import { encodeUtf8Into, parseIpv4Into } from './text.js';
+import { encodeUtf8Into } from './text.js';
 import {
   type AbstractType, type BasicList, type FieldValue, type SubTemplateList, type SubTemplateMultiList, type Template, VARIABLE_LENGTH,
 } from './types.js';
@@ -20,45 +21,24 @@ function bad(type: AbstractType, value: unknown): IpfixError {
   return new IpfixError(IPFIX_ERR.BAD_VALUE, `${shown} is not a valid ${type}`, { type });
 }
 
-function w64(b: Uint8Array, p: number, x: FieldValue): void {
+function w64(d: DataView, p: number, x: FieldValue): void {
   if (typeof x === 'number' && x >= 0 && x <= Number.MAX_SAFE_INTEGER && Number.isInteger(x)) {
     const hi = Math.floor(x / 4294967296);
-    putU32(b, p, hi);
-    putU32(b, p + 4, x - hi * 4294967296);
+    d.setUint32(p, hi);
+    d.setUint32(p + 4, x - hi * 4294967296);
     return;
   }
   if (typeof x === 'bigint' && x >= 0n && x < 1n << 64n) {
-    putU32(b, p, Number(x >> 32n));
-    putU32(b, p + 4, Number(x & 0xffffffffn));
+    d.setBigUint64(p, x);
     return;
   }
   throw bad('unsigned64', x);
 }
 
-/**
- * Parsed IPv4 text: exporters write the same addresses over and over, and a Map hit costs less than
- * half a parse. Bounded at 4,096 addresses; once full, misses only parse (no insertion churn when the
- * traffic has more addresses than the cache), and after 65,536 misses the cache starts over so that it
- * follows the traffic.
- */
-const IPV4_CACHE_MAX = 4096;
-const ipv4Cache = new Map<string, number>();
-let ipv4Misses = 0;
-
-function wip4(b: Uint8Array, p: number, x: FieldValue): void {
-  if (typeof x !== 'string') throw bad('ipv4Address', x);
-  const n = ipv4Cache.get(x);
-  if (n !== undefined) {
-    putU32(b, p, n);
-    return;
-  }
-  if (!parseIpv4Into(x, b, p)) throw bad('ipv4Address', x);
-  if (ipv4Cache.size < IPV4_CACHE_MAX) {
-    ipv4Cache.set(x, (b[p] as number) * 0x1000000 + (((b[p + 1] as number) << 16) | ((b[p + 2] as number) << 8) | (b[p + 3] as number)));
-  } else if (++ipv4Misses > 65536) {
-    ipv4Cache.clear();
-    ipv4Misses = 0;
-  }
+function wip4(d: DataView, p: number, x: FieldValue): void {
+  const n = typeof x === 'string' ? ipv4Value(x) : -1;
+  if (n < 0) throw bad('ipv4Address', x);
+  d.setUint32(p, n);
 }
 
 function uint(type: AbstractType, max: number) {
@@ -72,9 +52,15 @@ const chk8 = uint('unsigned8', 0xff);
 const chk16 = uint('unsigned16', 0xffff);
 const chk32 = uint('unsigned32', 0xffffffff);
 
-/** Writes a variable-length string (prefix + UTF-8); returns the next position or -1 without room. */
-function wstr(b: Uint8Array, p: number, cap: number, x: FieldValue): number {
+/**
+ * Writes a variable-length string (prefix + UTF-8); returns the next position or -1 without room.
+ * Repeated names come from the cache as whole words; others go through a per-character loop (measured
+ * faster for short ASCII than Buffer#latin1Write, Buffer#utf8Write and TextEncoder#encodeInto).
+ */
+function wstr(d: DataView, b: Uint8Array, p: number, cap: number, x: FieldValue): number {
   if (typeof x !== 'string') throw bad('string', x);
+  const cached = cachedString(x);
+  if (cached !== undefined) return p + (cached[0] as number) <= cap ? putEncodedString(d, p, cached) : -1;
   const n = x.length;
   if (n < VARLEN_LONG && p + 1 + n <= cap) {
     let i = 0;
@@ -229,7 +215,7 @@ function arity(templateId: number, fields: number, values: number): never {
   throw new IpfixError(IPFIX_ERR.BAD_VALUE, `template ${templateId} has ${fields} fields but the record has ${values} values`, { templateId });
 }
 
-const helpers = { arity, chk8, chk16, chk32, w64, wip4, wstr, wv: writeValue, wvar: writeVariable, wfl: writeFixedOrList };
+const helpers = { arity, viewOf, chk8, chk16, chk32, w64, wip4, wstr, wv: writeValue, wvar: writeVariable, wfl: writeFixedOrList };
 
 /** Source of statements writing v[i] into a fixed field of `len` bytes at position expression `at`. */
 function writeFixed(type: AbstractType, i: number, at: string, len: number): string {
@@ -238,12 +224,12 @@ function writeFixed(type: AbstractType, i: number, at: string, len: number): str
     // Unsigned integers in 1, 2 or 4 bytes, whatever their natural size (reduced-size encoding, §6.2).
     case 'unsigned8': case 'unsigned16': case 'unsigned32': case 'unsigned64': case 'dateTimeSeconds':
       if (len === 1) return `b[${at}] = chk8(${x});`;
-      if (len === 2) return `{ const x = chk16(${x}); b[${at}] = x >>> 8; b[${at} + 1] = x & 255; }`;
-      if (len === 4) return `{ const x = chk32(${x}); b[${at}] = x >>> 24; b[${at} + 1] = (x >>> 16) & 255; b[${at} + 2] = (x >>> 8) & 255; b[${at} + 3] = x & 255; }`;
-      if (len === 8 && type !== 'dateTimeSeconds') return `w64(b, ${at}, ${x});`;
+      if (len === 2) return `d.setUint16(${at}, chk16(${x}));`;
+      if (len === 4) return `d.setUint32(${at}, chk32(${x}));`;
+      if (len === 8 && type !== 'dateTimeSeconds') return `w64(d, ${at}, ${x});`;
       break;
-    case 'dateTimeMilliseconds': if (len === 8) return `w64(b, ${at}, ${x});`; break;
-    case 'ipv4Address': if (len === 4) return `wip4(b, ${at}, ${x});`; break;
+    case 'dateTimeMilliseconds': if (len === 8) return `w64(d, ${at}, ${x});`; break;
+    case 'ipv4Address': if (len === 4) return `wip4(d, ${at}, ${x});`; break;
     case 'basicList': case 'subTemplateList': case 'subTemplateMultiList':
       return `if (wfl(${JSON.stringify(type)}, b, ${at}, cap, ${len}, ${x}) < 0) return -1;`;
     default: break;
@@ -252,7 +238,7 @@ function writeFixed(type: AbstractType, i: number, at: string, len: number): str
 }
 
 function compileEncoder(template: Template): EncodeRecord {
-  const lines = [`if (v.length !== ${template.fields.length}) arity(${template.id}, ${template.fields.length}, v.length);`];
+  const lines = [`if (v.length !== ${template.fields.length}) arity(${template.id}, ${template.fields.length}, v.length);`, 'const d = viewOf(b);'];
   for (const s of segmentsOf(template)) {
     if (s.kind === 'fixed') {
       lines.push(`if (p + ${s.length} > cap) return -1;`);
@@ -262,7 +248,7 @@ function compileEncoder(template: Template): EncodeRecord {
       const type = (template.fields[s.index] as Template['fields'][number]).ie.type;
       // An empty string (common: unset policy names) is one zero byte, written without a call.
       lines.push(type === 'string'
-        ? `if (v[${s.index}] === '' && p < cap) b[p++] = 0; else { p = wstr(b, p, cap, v[${s.index}]); if (p < 0) return -1; }`
+        ? `if (v[${s.index}] === '' && p < cap) b[p++] = 0; else { p = wstr(d, b, p, cap, v[${s.index}]); if (p < 0) return -1; }`
         : `p = wvar(${JSON.stringify(type)}, b, p, cap, v[${s.index}]); if (p < 0) return -1;`);
     }
   }
