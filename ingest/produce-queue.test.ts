@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FlowaggError } from '../lib/errors.js';
+import { LOG_RECORD_REJECTED } from '../lib/log/errors.js';
 import { type ProduceRecord } from '../lib/log/types.js';
 import { ProduceQueue } from './produce-queue.js';
 import { ControllableProducer } from './testing.js';
@@ -52,19 +53,23 @@ test('the byte bound throttles too', () => {
   assert.equal(queue.throttled, true);
 });
 
-test('a retriable failure is retried; one the log says cannot succeed is dropped and reported', async () => {
+test('every failure is retried, even one the log calls final, except a refusal of the records themselves', async () => {
   const producer = new ControllableProducer();
   const failed: [number, boolean][] = [];
   const queue = new ProduceQueue(producer, { ...opts, maxInFlightBatches: 1 }, { failed: (_e, n, retrying) => failed.push([n, retrying]) });
-  producer.failures.push(new FlowaggError('FLOWAGG_ERR_LOG_X', 'broker away', { retriable: true }), new Error('socket hang up'));
+  producer.failures.push(
+    new FlowaggError('FLOWAGG_ERR_LOG_X', 'broker away', { retriable: true }),
+    new Error('socket hang up'),
+    new FlowaggError('FLOWAGG_ERR_LOG_KAFKA_BROKER', 'out of order sequence number', { retriable: false }),
+  );
   queue.enqueue(records(10));
   assert.ok(await queue.flush(1000));
   assert.equal(producer.records().length, 10);
-  producer.failures.push(new FlowaggError('FLOWAGG_ERR_LOG_TOO_LARGE', 'record too large'));
+  producer.failures.push(new FlowaggError(LOG_RECORD_REJECTED, 'record too large'));
   queue.enqueue(records(10));
   assert.ok(await queue.flush(1000));
   assert.equal(producer.records().length, 10);
-  assert.deepEqual(failed, [[10, true], [10, true], [10, false]]);
+  assert.deepEqual(failed, [[10, true], [10, true], [10, true], [10, false]]);
 });
 
 test('flush gives up at its deadline on a stalled log, and abandon stops everything', async () => {

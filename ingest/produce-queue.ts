@@ -2,11 +2,13 @@
 // Records wait here in batches until producer.send resolves (durable in the log). The queue counts
 // both records waiting and records in flight, since both are held in memory; once either bound is
 // reached the queue is `throttled`: stream sessions stop reading their sockets and UDP datagrams are
-// dropped, until the log catches up to half the bounds ('drain'). A failed send is retried with backoff
-// (the log is the system of record: nothing is dropped because it is slow), except when the log says
-// retrying cannot help, where the batch is dropped and counted.
+// dropped, until the log catches up to half the bounds ('drain'). A failed send is retried with backoff,
+// whatever the error, since records accepted from an exporter exist nowhere else: an outage, a
+// misconfiguration or a bug in the log must delay them, not lose them, and the full queue pushes back on
+// the exporters meanwhile. Only a batch the log refuses for what it holds is dropped, and counted.
 import { EventEmitter } from 'node:events';
 import { isFlowaggError } from '../lib/errors.js';
+import { LOG_INVALID_ARGUMENT, LOG_KEY_REQUIRED, LOG_RECORD_REJECTED } from '../lib/log/errors.js';
 import { type ProduceRecord, type Producer } from '../lib/log/types.js';
 
 export interface ProduceQueueOptions {
@@ -164,7 +166,7 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
         this.#hooks.sent?.(batch.records.length, (performance.now() - start) / 1000);
         break;
       } catch (err) {
-        const retrying = !(isFlowaggError(err) && !err.retriable) && !this.#abandoned;
+        const retrying = !isUnwritable(err) && !this.#abandoned;
         this.#hooks.failed?.(err, batch.records.length, retrying);
         if (!retrying) break;
         await delay(backoff);
@@ -181,6 +183,13 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
     if (!this.#abandoned) this.#pump();
     if (this.#queuedRecords === 0) this.emit('idle');
   }
+}
+
+/** Errors about the records themselves: sending them again cannot succeed. */
+const UNWRITABLE = new Set<string>([LOG_INVALID_ARGUMENT, LOG_KEY_REQUIRED, LOG_RECORD_REJECTED]);
+
+function isUnwritable(err: unknown): boolean {
+  return isFlowaggError(err) && UNWRITABLE.has(err.code);
 }
 
 function delay(ms: number): Promise<void> {

@@ -8,6 +8,11 @@ export const LOG_UNKNOWN_TOPIC = 'FLOWAGG_ERR_LOG_UNKNOWN_TOPIC';
 export const LOG_PARTITION_OUT_OF_RANGE = 'FLOWAGG_ERR_LOG_PARTITION_OUT_OF_RANGE';
 /** An argument that can never be valid: a bad topic name, a record whose value is not a Buffer... */
 export const LOG_INVALID_ARGUMENT = 'FLOWAGG_ERR_LOG_INVALID_ARGUMENT';
+/**
+ * The log refuses the records themselves (Kafka: too large, invalid or corrupt): sending the same records
+ * again cannot succeed, whatever happens to the log.
+ */
+export const LOG_RECORD_REJECTED = 'FLOWAGG_ERR_LOG_RECORD_REJECTED';
 /** A record without a key sent to a compacted topic (compaction keeps the latest value per key). */
 export const LOG_KEY_REQUIRED = 'FLOWAGG_ERR_LOG_KEY_REQUIRED';
 /** resetGroupOffsets while the group has members (kafka-consumer-groups refuses the same way). */

@@ -1,7 +1,7 @@
 // Kafka backend error codes, and the translation of kafkajs errors into FlowaggErrors that say what was
 // being done, on which topic and partition, what the broker answered, and whether retrying can help.
 import { FlowaggError, type ErrorContext } from '../../errors.js';
-import { LOG_PRODUCER_FENCED, LOG_UNKNOWN_TOPIC } from '../errors.js';
+import { LOG_PRODUCER_FENCED, LOG_RECORD_REJECTED, LOG_UNKNOWN_TOPIC } from '../errors.js';
 
 /** The `log.kafka` configuration cannot be used (a TLS file cannot be read). */
 export const KAFKA_CONFIG = 'FLOWAGG_ERR_LOG_KAFKA_CONFIG';
@@ -14,6 +14,9 @@ export const KAFKA_BROKER = 'FLOWAGG_ERR_LOG_KAFKA_BROKER';
 
 /** Kafka's error names that mean another producer took over this transactional id. */
 const FENCING_ERRORS = new Set(['INVALID_PRODUCER_EPOCH', 'PRODUCER_FENCED', 'INVALID_PRODUCER_ID_MAPPING']);
+
+/** Kafka's error names that are about the records sent, not about the broker's state. */
+const RECORD_ERRORS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_RECORD', 'CORRUPT_MESSAGE', 'INVALID_TIMESTAMP']);
 
 const UNREACHABLE_ERRORS = new Set(['KafkaJSConnectionError', 'KafkaJSConnectionClosedError', 'KafkaJSBrokerNotFound', 'KafkaJSNoBrokerAvailableError']);
 
@@ -54,6 +57,9 @@ export function kafkaError(err: unknown, doing: string, context: ErrorContext = 
   }
   if (brokerError === 'UNKNOWN_TOPIC_OR_PARTITION') {
     return new FlowaggError(LOG_UNKNOWN_TOPIC, `${doing}: the topic or partition does not exist`, { context: { ...context, brokerError }, cause: err });
+  }
+  if (brokerError !== undefined && RECORD_ERRORS.has(brokerError)) {
+    return new FlowaggError(LOG_RECORD_REJECTED, `${doing}: the broker refuses these records (${brokerError})`, { context: { ...context, brokerError }, cause: err });
   }
   if (root.name === 'KafkaJSSASLAuthenticationError' || outer.name === 'KafkaJSSASLAuthenticationError') {
     return new FlowaggError(KAFKA_AUTH, `${doing}: ${detail} (check log.kafka.sasl)`, { context, cause: err });

@@ -8,7 +8,7 @@
 // AddOffsetsToTxn + TxnOffsetCommit), and EndTxn commits or aborts. kafkajs has no KIP-447 fencing, so
 // each input partition needs its own transactional id; a new producer with the same id fences the old.
 import type { Producer as KafkajsProducer, RecordMetadata as KafkajsRecordMetadata, Transaction as KafkajsTransaction } from 'kafkajs';
-import { FlowaggError } from '../../errors.js';
+import { FlowaggError, isFlowaggError } from '../../errors.js';
 import { LOG_CLOSED, LOG_TXN_STATE } from '../errors.js';
 import { type Producer, type ProduceRecord, type RecordMetadata, type TopicPartitionOffset, type Transaction, type TransactionalProducer } from '../types.js';
 import { COMPRESSION, createPartitioner } from './client.js';
@@ -22,6 +22,8 @@ class LazyProducer {
   private closed = false;
   private readonly untrack: () => void;
   private keyless = 0;
+  /** The last send queued on this producer; the next one starts after it settles. */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly cluster: KafkaCluster,
@@ -53,12 +55,33 @@ class LazyProducer {
     return this.connected;
   }
 
+  /**
+   * Runs sends one at a time. kafkajs numbers an idempotent producer's batches when a send starts and
+   * moves the numbers on only when it completes, so two concurrent sends to one partition carry the same
+   * sequence and the broker refuses the second (OUT_OF_ORDER_SEQUENCE_NUMBER).
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
   async place(topic: string, records: readonly ProduceRecord[]): Promise<PlacedRecords> {
     return placeRecords(topic, records, await this.cluster.topicLayout(topic), this.keyless++);
   }
 
   context(): Record<string, string> {
     return this.transactionalId === undefined ? {} : { transactionalId: this.transactionalId };
+  }
+
+  /**
+   * Drops the kafkajs producer, so that the next send starts a new one with a new producer id and fresh
+   * sequence numbers. For a plain producer whose sequence state the broker no longer accepts.
+   */
+  async reset(): Promise<void> {
+    const connected = this.connected;
+    this.connected = undefined;
+    if (connected !== undefined) await connected.then((p) => p.disconnect()).catch(() => undefined);
   }
 
   async close(): Promise<void> {
@@ -113,17 +136,39 @@ export class KafkaProducer implements Producer {
       this.lanes.map(async (lane, i) => {
         const messages = perLane[i]!;
         if (messages.length === 0) return [];
-        const producer = await lane.get();
-        return kafkaCall('sending records to Kafka', { topic }, () => producer.send({ topic, messages, acks: -1, compression }));
+        return lane.exclusive(async () => {
+          const producer = await lane.get();
+          try {
+            return await kafkaCall('sending records to Kafka', { topic }, () => producer.send({ topic, messages, acks: -1, compression }));
+          } catch (err) {
+            throw await this.recoverSequence(lane, err);
+          }
+        });
       }),
     );
     return recordMetadata(topic, placed, results.flat());
+  }
+
+  /**
+   * kafkajs's idempotent producer can lose track of its sequence numbers (a retried request some of whose
+   * partitions had already been written), after which the broker refuses every further batch from it.
+   * A new producer id starts the sequences afresh; the send is then worth retrying, at the cost that the
+   * batch may be written twice (at-least-once for this send, never a loss).
+   */
+  private async recoverSequence(lane: LazyProducer, err: unknown): Promise<unknown> {
+    const brokerError = isFlowaggError(err) ? err.context.brokerError : undefined;
+    if (typeof brokerError !== 'string' || !SEQUENCE_ERRORS.has(brokerError)) return err;
+    await lane.reset();
+    return new FlowaggError(KAFKA_BROKER, `${(err as Error).message}; started a new idempotent producer`, { context: (err as FlowaggError).context, retriable: true, cause: err });
   }
 
   async close(): Promise<void> {
     await Promise.all(this.lanes.map((lane) => lane.close()));
   }
 }
+
+/** Broker answers that mean the producer's idempotence state is out of step with the broker's. */
+const SEQUENCE_ERRORS = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_ID_MAPPING']);
 
 type TxnState = 'open' | 'committing' | 'aborting' | 'committed' | 'aborted' | 'failed';
 
