@@ -119,6 +119,42 @@ function recordMetadata(topic: string, placed: PlacedRecords, results: KafkajsRe
  */
 const LANES = 2;
 
+/**
+ * kafkajs sends one record batch per partition per request, and a broker refuses a batch above its
+ * message.max.bytes (1 MiB by default) with MESSAGE_TOO_LARGE; a send is cut into slices whose records
+ * for any one partition stay below this.
+ */
+const MAX_PARTITION_BATCH_BYTES = 768 * 1024;
+/** Record overhead in a v2 batch, at most: length, attributes, timestamp and offset deltas, lengths. */
+const RECORD_OVERHEAD_BYTES = 32;
+
+function messageBytes(m: PlacedRecords['messages'][number]): number {
+  let n = RECORD_OVERHEAD_BYTES + (m.key?.length ?? 0) + (m.value?.length ?? 0);
+  for (const [k, v] of Object.entries(m.headers ?? {})) n += k.length + (Buffer.isBuffer(v) ? v.length : String(v).length);
+  return n;
+}
+
+/** Consecutive slices of the placed records in which no partition gets more than `limit` bytes. */
+export function slicesUnder(placed: PlacedRecords, limit: number): PlacedRecords[] {
+  const slices: PlacedRecords[] = [];
+  let bytes = new Map<number, number>();
+  let start = 0;
+  for (let i = 0; i < placed.messages.length; i++) {
+    const partition = placed.partitions[i]!;
+    const size = messageBytes(placed.messages[i]!);
+    const sum = (bytes.get(partition) ?? 0) + size;
+    if (sum > limit && i > start) {
+      slices.push({ messages: placed.messages.slice(start, i), partitions: placed.partitions.slice(start, i) });
+      start = i;
+      bytes = new Map([[partition, size]]);
+    } else {
+      bytes.set(partition, sum);
+    }
+  }
+  slices.push(start === 0 ? placed : { messages: placed.messages.slice(start), partitions: placed.partitions.slice(start) });
+  return slices;
+}
+
 export class KafkaProducer implements Producer {
   private readonly lanes: LazyProducer[];
 
@@ -129,6 +165,13 @@ export class KafkaProducer implements Producer {
   async send(topic: string, records: readonly ProduceRecord[]): Promise<RecordMetadata[]> {
     if (records.length === 0) return [];
     const placed = await this.lanes[0]!.place(topic, records);
+    const metadata: RecordMetadata[] = [];
+    // Slices go one after the other, so each partition's records keep their order across slices.
+    for (const slice of slicesUnder(placed, MAX_PARTITION_BATCH_BYTES)) metadata.push(...(await this.sendPlaced(topic, slice)));
+    return metadata;
+  }
+
+  private async sendPlaced(topic: string, placed: PlacedRecords): Promise<RecordMetadata[]> {
     const perLane = this.lanes.map(() => [] as PlacedRecords['messages']);
     for (let i = 0; i < placed.messages.length; i++) perLane[placed.partitions[i]! % LANES]!.push(placed.messages[i]!);
     const compression = compressionOf(this.cluster);
