@@ -13,7 +13,7 @@
 //   port[1] into both.
 import { addressBytes } from './packets.js';
 import { type SoftflowdTimeFormat } from './softflowd.js';
-import { type ConversationFlows, type DirectionFlow } from './traffic.js';
+import { type ConversationFlows, type DirectionFlow, type FlowTuple } from './traffic.js';
 
 export interface ExpectedCounters {
   readonly octets: number;
@@ -23,13 +23,7 @@ export interface ExpectedCounters {
   readonly icmpTypeCode: number;
 }
 
-export interface ExpectedRecord extends ExpectedCounters {
-  readonly ipVersion: 4 | 6;
-  readonly proto: number;
-  readonly src: string;
-  readonly dst: string;
-  readonly srcPort: number;
-  readonly dstPort: number;
+export interface ExpectedRecord extends ExpectedCounters, FlowTuple {
   /** Capture times (µs since the epoch) of the flow's first and last packet. */
   readonly startUs: number;
   readonly endUs: number;

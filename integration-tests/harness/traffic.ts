@@ -25,8 +25,8 @@ export interface Conversation {
   readonly tos: number;
 }
 
-/** One direction of a conversation, as a flow meter counts it. */
-export interface DirectionFlow {
+/** The directional 5-tuple and IP version of a flow. */
+export interface FlowTuple {
   readonly ipVersion: 4 | 6;
   readonly proto: number;
   readonly src: string;
@@ -34,6 +34,10 @@ export interface DirectionFlow {
   /** 0 for ICMP. */
   readonly srcPort: number;
   readonly dstPort: number;
+}
+
+/** One direction of a conversation, as a flow meter counts it. */
+export interface DirectionFlow extends FlowTuple {
   readonly packets: number;
   /** IP bytes, headers included. */
   readonly octets: number;
