@@ -8,7 +8,7 @@ test('defaults: UDP and TCP on 4739, 1800 s template lifetime, flows.raw and ipf
   assert.equal(c.ingest.port, 4739);
   assert.equal(c.ingest.udp.maxDatagramBytes, 65535);
   assert.equal(c.ingest.templateTtl, 1_800_000);
-  assert.deepEqual([c.ingest.topics.flowsRaw, c.ingest.topics.templates], ['flows.raw', 'ipfix.templates']);
+  assert.deepEqual([c.log.topics.flowsRaw, c.log.topics.templates], ['flows.raw', 'ipfix.templates']);
 });
 
 test("Antrea's aggregatorTransportProtocol: case-insensitive, one value or a list, none alone", () => {

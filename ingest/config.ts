@@ -2,6 +2,7 @@
 // (`aggregatorTransportProtocol`, `flowAggregatorAddress`); flowagg's own settings live under `ingest:`.
 import { z } from 'zod';
 import { byteSize, duration, port } from '../lib/config/types.js';
+import { topicsSchema } from '../lib/log/topics.js';
 import { tlsSection } from './tls/config.js';
 
 export const TRANSPORTS = ['udp', 'tcp', 'tls'] as const;
@@ -54,13 +55,6 @@ export const ingestSection = z
     tls: tlsSection,
     /** UDP template lifetime (RFC 7011 §8.4); go-ipfix's default is 1800 s. A UDP session idle this long is dropped. */
     templateTtl: duration.default(1_800_000),
-    topics: z
-      .strictObject({
-        flowsRaw: z.string().min(1).default('flows.raw'),
-        flowsRawPartitions: z.number().int().positive().default(4),
-        templates: z.string().min(1).default('ipfix.templates'),
-      })
-      .prefault({}),
     /** The bounded queue between decoding and the log: the backpressure point. */
     queue: z
       .strictObject({
@@ -81,11 +75,12 @@ export const ingestSection = z
   })
   .prefault({});
 
-/** The keys ingest reads from a flowagg configuration file. */
+/** The keys ingest reads from a flowagg configuration file (the service configuration's `log` has more). */
 export const ingestConfigShape = {
   aggregatorTransportProtocol: transportProtocols.default(['udp', 'tcp']),
   flowAggregatorAddress: z.string().default(''),
   ingest: ingestSection,
+  log: z.object({ topics: topicsSchema }).prefault({}),
 };
 
 /** TCP and TLS cannot share a port: checked on any schema built from ingestConfigShape. */

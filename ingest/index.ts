@@ -44,10 +44,11 @@ export interface Ingest {
 export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
   const logger = deps.logger ?? componentLogger('ingest');
   const section = config.ingest;
+  const topics = config.log.topics;
   const protocols = config.aggregatorTransportProtocol;
   const producer = deps.log.producer();
-  const publisher = new TemplatePublisher({ producer, topic: section.topics.templates, templateTtlMs: section.templateTtl, logger, ...(deps.replicaId && { replica: deps.replicaId }), ...(deps.now && { now: deps.now }) });
-  const pipeline = new Pipeline(section, {
+  const publisher = new TemplatePublisher({ producer, topic: topics.templates, templateTtlMs: section.templateTtl, logger, ...(deps.replicaId && { replica: deps.replicaId }), ...(deps.now && { now: deps.now }) });
+  const pipeline = new Pipeline(section, topics.flowsRaw, {
     producer,
     logger,
     onUdpTemplates: (exporter, templates) => {
@@ -118,13 +119,13 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
       state = 'starting';
       try {
         await deps.log.admin().createTopics([
-          { topic: section.topics.flowsRaw, partitions: section.topics.flowsRawPartitions, cleanupPolicy: 'delete' },
-          { topic: section.topics.templates, partitions: 1, cleanupPolicy: 'compact' },
+          { topic: topics.flowsRaw, partitions: topics.flowsRawPartitions, cleanupPolicy: 'delete' },
+          { topic: topics.templates, partitions: 1, cleanupPolicy: 'compact' },
         ]);
         if (protocols.includes('udp')) {
           templatesConsumer = await subscribeTemplates({
             log: deps.log,
-            topic: section.topics.templates,
+            topic: topics.templates,
             replica: publisher.replica,
             templateTtlMs: section.templateTtl,
             logger,
@@ -146,7 +147,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
         sweeper = setInterval(() => pipeline.sweep(), Math.min(section.templateTtl / 4, 5000));
         sweeper.unref();
         state = 'running';
-        logger.info({ ports, protocols, flowsRaw: section.topics.flowsRaw, backend: deps.log.backend }, 'ingest started');
+        logger.info({ ports, protocols, flowsRaw: topics.flowsRaw, backend: deps.log.backend }, 'ingest started');
       } catch (err) {
         state = 'failed';
         await release();

@@ -67,14 +67,14 @@ export class Pipeline {
   readonly #streamCounts = new Map<Transport, number>();
   readonly #stats = { messages: 0, records: 0, written: 0, droppedRecords: 0, droppedMessages: 0, decodeErrors: 0, lostInTransit: 0 };
 
-  constructor(config: IngestSection, deps: PipelineDeps) {
+  constructor(config: IngestSection, topic: string, deps: PipelineDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
     this.#warn = sampledLogger(deps.logger);
     const q = config.queue;
     this.queue = new ProduceQueue(
       deps.producer,
-      { topic: config.topics.flowsRaw, maxRecords: q.maxRecords, maxBytes: q.maxBytes, batchRecords: q.batchRecords, lingerMs: q.linger, maxInFlightBatches: q.maxInFlightBatches },
+      { topic, maxRecords: q.maxRecords, maxBytes: q.maxBytes, batchRecords: q.batchRecords, lingerMs: q.linger, maxInFlightBatches: q.maxInFlightBatches },
       {
         sent: (n, seconds) => {
           this.#stats.written += n;

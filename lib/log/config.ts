@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { byteSize, duration } from '../config/types.js';
 import { kafkaConfigSchema } from './kafka/config.js';
+import { topicsSchema } from './topics.js';
 
 const fsyncSchema = z.strictObject({
   /**
@@ -43,6 +44,7 @@ export const logConfigSchema = z
     backend: z.enum(['embedded', 'kafka']).default('embedded'),
     embedded: embeddedLogConfigSchema.prefault({}),
     kafka: kafkaConfigSchema.optional(),
+    topics: topicsSchema,
   })
   .refine((c) => c.backend !== 'kafka' || c.kafka !== undefined, { message: 'backend kafka needs the log.kafka section (at least brokers)', path: ['kafka'] });
 

@@ -1,0 +1,46 @@
+// The one interface every exporter implements (exporters/<kind>/), the way Antrea's
+// pkg/flowaggregator/exporter puts each destination behind one interface. The runner (exporters/runner.ts)
+// owns everything the destinations share: the consumer group on flows.processed, decoding, cutting
+// batches, retries with backoff, and committing offsets only once the destination accepted a batch.
+import { type FlowRecord } from '../schemas/flow-record.js';
+
+export type ExporterKind = 'ipfix' | 'clickhouse' | 's3' | 'flowlog';
+
+export interface ExportedRecord {
+  readonly offset: number;
+  readonly record: FlowRecord;
+}
+
+/**
+ * Consecutive records of one partition of flows.processed. A batch is cut from offsets, not from time,
+ * so that a batch delivered again after a failure or a restart is the same batch with the same id.
+ */
+export interface ExportBatch {
+  /** `<topic>/<partition>/<firstOffset>-<lastOffset>`: a deduplication token, a file name part. */
+  readonly id: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly records: readonly ExportedRecord[];
+}
+
+export interface BatchPolicy {
+  /** A batch is cut at this many records. */
+  readonly maxRecords: number;
+  /** ... or once its first record waited this long. */
+  readonly maxDelayMs: number;
+}
+
+export interface Exporter {
+  readonly kind: ExporterKind;
+  readonly batching: BatchPolicy;
+  /** Connects to and checks the destination; throws a FlowaggError naming the key at fault. */
+  start(): Promise<void>;
+  /**
+   * Resolves once the destination has accepted every record of the batch: the runner then commits past
+   * it. Rejects (retriable or not) to have the same batch delivered again after a backoff.
+   */
+  deliver(batch: ExportBatch): Promise<void>;
+  stop(): Promise<void>;
+}
