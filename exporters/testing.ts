@@ -3,6 +3,7 @@
 // never imports this file.
 import { FLOW_RECORD_FIELDS, type FlowRecord, flowRecordWriter } from '../schemas/flow-record.js';
 import { type MessageLog } from '../lib/log/types.js';
+import { type ExportBatch } from './types.js';
 
 const EMPTY: Readonly<Record<string, unknown>> = Object.fromEntries(
   FLOW_RECORD_FIELDS.map((f) => [f.name, f.kind === 'extras' ? [] : f.kind === 'source' ? (f.name === 'exporterAddress' ? '' : f.name === 'transport' ? 'unknown' : 0) : null]),
@@ -113,4 +114,11 @@ export async function writeAggregated(log: MessageLog, topic: string, from: numb
   } finally {
     await producer.close();
   }
+}
+
+/** A batch as the runner cuts it: `count` consecutive records of one partition from `firstOffset`. */
+export function batchOf(partition: number, firstOffset: number, count: number, record: (i: number) => FlowRecord = aggregatedRecord, topic = 'flows.processed'): ExportBatch {
+  const records = Array.from({ length: count }, (_, i) => ({ offset: firstOffset + i, record: record(firstOffset + i) }));
+  const lastOffset = firstOffset + count - 1;
+  return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records };
 }
