@@ -1,82 +1,69 @@
-// Builders for the exporters' tests and benchmarks: FlowRecords as the processor writes them to
-// flows.processed (aggregate mode), deterministic from a seed, and writing them to a log. Production code
-// never imports this file.
-import { FLOW_RECORD_FIELDS, type FlowRecord, flowRecordWriter } from '../schemas/flow-record.js';
+// Builders and fakes for the exporters' tests: FlowRecords as the processor writes them to
+// flows.processed, batches as the runner cuts them, and a destination that fails on command. Production
+// code never imports this file.
 import { type MessageLog } from '../lib/log/types.js';
-import { type ExportBatch } from './types.js';
+import { FLOW_RECORD_TYPE, type FlowRecord, flowRecordWriter } from '../schemas/flow-record.js';
+import { notDelivered } from './errors.js';
+import { FlowaggError } from '../lib/errors.js';
+import { type BatchPolicy, type ExportBatch, type Exporter, type ExporterKind } from './types.js';
 
-const EMPTY: Readonly<Record<string, unknown>> = Object.fromEntries(
-  FLOW_RECORD_FIELDS.map((f) => [f.name, f.kind === 'extras' ? [] : f.kind === 'source' ? (f.name === 'exporterAddress' ? '' : f.name === 'transport' ? 'unknown' : 0) : null]),
+const DEFAULTS: Record<string, unknown> = Object.fromEntries(
+  (FLOW_RECORD_TYPE as unknown as { fields: { name: string; defaultValue(): unknown }[] }).fields.map((f) => [f.name, f.defaultValue()]),
 );
 
-const ip4 = (a: number, b: number, c: number, d: number) => Buffer.from([a, b, c, d]);
+const ip4 = (text: string) => Buffer.from(text.split('.').map(Number));
 
-/** A complete FlowRecord: every field of the schema, the given ones set. */
-export function flowRecord(values: Record<string, unknown>): FlowRecord {
-  return { ...EMPTY, ...values } as FlowRecord;
+/** A FlowRecord with every field at its default, then `fields`. */
+export function flowRecord(fields: Partial<Record<keyof FlowRecord & string, unknown>> = {}): FlowRecord {
+  return { ...DEFAULTS, ...fields } as FlowRecord;
 }
 
 /**
- * The i-th record of a deterministic aggregated workload: inter-Node TCP flows between Pods, with Service,
- * policies, labels and every counter set, values growing with i (so that sums over many records check
- * every column). Every tenth record is IPv6, every seventh denied at ingress.
+ * The i-th record of a test stream: an aggregated inter-Node TCP flow whose source port and counters
+ * identify it (sourceTransportPort = 10000 + i % 50000, octetDeltaCount = i), so a test can tell every
+ * record at the destination apart.
+ */
+export function numberedRecord(i: number, fields: Partial<Record<string, unknown>> = {}): FlowRecord {
+  const start = 1_700_000_000_000 + i * 1000;
+  return flowRecord({
+    flowStartMilliseconds: start, flowEndMilliseconds: start + 5000, flowEndReason: 2,
+    sourceIPv4Address: ip4(`10.1.${(i >> 8) & 255}.${i & 255}`), destinationIPv4Address: ip4('10.2.0.1'),
+    sourceTransportPort: 10000 + (i % 50000), destinationTransportPort: 5201, protocolIdentifier: 6,
+    packetTotalCount: 2 * i, octetTotalCount: 200 * i, packetDeltaCount: i % 1000, octetDeltaCount: i,
+    reversePacketTotalCount: i, reverseOctetTotalCount: 100 * i, reversePacketDeltaCount: 1, reverseOctetDeltaCount: 64,
+    sourcePodName: `client-${i % 7}`, sourcePodNamespace: 'perf', sourceNodeName: 'node-a',
+    destinationPodName: 'server', destinationPodNamespace: 'perf', destinationNodeName: 'node-b',
+    destinationServicePort: 5201, destinationServicePortName: 'perf/server:5201', tcpState: 'ESTABLISHED', flowType: 2,
+    ...fields,
+  });
+}
+
+/**
+ * numberedRecord with every column of the Antrea/Theia row set, as aggregate mode fills it: throughputs,
+ * per-Node flow ends, Service, policies, labels, egress; every tenth record IPv6 (fd00::…), every seventh
+ * denied at ingress, every fifth UDP. For the row destinations, whose sums check every column.
  */
 export function aggregatedRecord(i: number): FlowRecord {
+  const base = numberedRecord(i);
   const v6 = i % 10 === 9;
-  const start = 1_700_000_000_000 + i * 1000;
-  const src = ip4(10, 10, (i >> 8) & 0xff, i & 0xff);
-  const dst = ip4(10, 20, (i >> 8) & 0xff, i & 0xff);
-  const six = (b: Buffer) => Buffer.concat([Buffer.from([0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), b]);
+  const six = (v4: Buffer) => Buffer.concat([Buffer.from([0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), v4]);
   const denied = i % 7 === 3;
-  return flowRecord({
-    exporterAddress: '192.0.2.1',
-    transport: 'tcp',
-    observationDomainId: 1,
-    exportTime: start + 5000,
-    flowStartMilliseconds: start,
-    flowEndMilliseconds: start + 4000,
-    flowStartSource: 'seconds',
-    flowEndSource: 'seconds',
-    sourceIPv4Address: v6 ? null : src,
-    destinationIPv4Address: v6 ? null : dst,
-    sourceIPv6Address: v6 ? six(src) : null,
-    destinationIPv6Address: v6 ? six(dst) : null,
-    sourceTransportPort: 30000 + (i % 30000),
-    destinationTransportPort: 5201,
-    protocolIdentifier: i % 5 === 4 ? 17 : 6,
-    flowEndReason: 2,
-    packetTotalCount: 100 + i,
-    octetTotalCount: 100_000 + 3 * i,
-    packetDeltaCount: 10 + (i % 97),
-    octetDeltaCount: 10_000 + (i % 1013),
-    reversePacketTotalCount: 50 + i,
-    reverseOctetTotalCount: 50_000 + 7 * i,
-    reversePacketDeltaCount: 5 + (i % 89),
-    reverseOctetDeltaCount: 5000 + (i % 997),
-    sourcePodName: `client-${i % 50}`,
-    sourcePodNamespace: 'perf',
-    sourceNodeName: `node-${i % 6}`,
-    destinationPodName: `server-${i % 20}`,
-    destinationPodNamespace: 'perf',
-    destinationNodeName: `node-${(i + 1) % 6}`,
-    destinationClusterIPv4: v6 ? null : ip4(10, 96, 0, 10),
-    destinationClusterIPv6: v6 ? six(ip4(0, 0, 0, 10)) : null,
-    destinationServiceIPv4: v6 ? null : ip4(10, 96, 0, 10),
-    destinationServicePort: 5201,
-    destinationServicePortName: 'perf/iperf:tcp',
+  const udp = i % 5 === 4;
+  const endSeconds = Math.floor((base.flowEndMilliseconds ?? 0) / 1000);
+  return numberedRecord(i, {
+    ...(v6 && { sourceIPv4Address: null, destinationIPv4Address: null, sourceIPv6Address: six(base.sourceIPv4Address!), destinationIPv6Address: six(base.destinationIPv4Address!) }),
+    protocolIdentifier: udp ? 17 : 6,
+    tcpState: udp ? '' : 'ESTABLISHED',
+    destinationClusterIPv4: v6 ? null : ip4('10.96.0.10'),
+    destinationClusterIPv6: v6 ? six(ip4('0.0.0.10')) : null,
+    destinationServiceIPv4: v6 ? null : ip4('10.96.0.10'),
     ingressNetworkPolicyName: denied ? 'deny-all' : 'allow-iperf',
     ingressNetworkPolicyNamespace: 'perf',
     ingressNetworkPolicyRuleName: denied ? 'rule-deny' : 'rule-1',
     ingressNetworkPolicyRuleAction: denied ? 3 : 1,
     ingressNetworkPolicyType: 2,
-    egressNetworkPolicyName: '',
-    egressNetworkPolicyNamespace: '',
-    egressNetworkPolicyRuleName: '',
     egressNetworkPolicyRuleAction: 0,
-    egressNetworkPolicyType: 0,
-    tcpState: i % 5 === 4 ? '' : 'ESTABLISHED',
-    flowType: 2,
-    sourcePodLabels: `{"app":"client","i":"${i % 50}"}`,
+    sourcePodLabels: `{"app":"client","i":"${i % 7}"}`,
     destinationPodLabels: '{"app":"server"}',
     throughput: 200_000 + i,
     reverseThroughput: 100_000 + i,
@@ -84,36 +71,12 @@ export function aggregatedRecord(i: number): FlowRecord {
     throughputFromDestinationNode: 200_002 + i,
     reverseThroughputFromSourceNode: 100_001 + i,
     reverseThroughputFromDestinationNode: 100_002 + i,
-    packetTotalCountFromSourceNode: 100 + i,
-    packetTotalCountFromDestinationNode: 100 + i,
-    flowEndSecondsFromSourceNode: Math.floor(start / 1000) + 4,
-    flowEndSecondsFromDestinationNode: Math.floor(start / 1000) + 3,
+    flowEndSecondsFromSourceNode: endSeconds,
+    flowEndSecondsFromDestinationNode: endSeconds - 1,
     egressName: i % 11 === 0 ? 'egress-a' : '',
     egressIP: i % 11 === 0 ? '172.18.0.1' : '',
-    egressNodeName: i % 11 === 0 ? 'node-0' : '',
+    egressNodeName: i % 11 === 0 ? 'node-a' : '',
   });
-}
-
-/** The flow key ingest would have computed; any stable key works for the exporters, which ignore it. */
-function keyOf(i: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(i >>> 0);
-  return b;
-}
-
-/** Writes aggregatedRecord(from) .. aggregatedRecord(to - 1) to `topic`, in sends of `chunk` records. */
-export async function writeAggregated(log: MessageLog, topic: string, from: number, to: number, chunk = 5000): Promise<void> {
-  const writer = flowRecordWriter();
-  const producer = log.producer();
-  try {
-    for (let i = from; i < to; i += chunk) {
-      const records = [];
-      for (let j = i; j < Math.min(to, i + chunk); j++) records.push({ key: keyOf(j), value: writer.encode(aggregatedRecord(j)) });
-      await producer.send(topic, records);
-    }
-  } finally {
-    await producer.close();
-  }
 }
 
 /** A batch as the runner cuts it: `count` consecutive records of one partition from `firstOffset`. */
@@ -121,4 +84,86 @@ export function batchOf(partition: number, firstOffset: number, count: number, r
   const records = Array.from({ length: count }, (_, i) => ({ offset: firstOffset + i, record: record(firstOffset + i) }));
   const lastOffset = firstOffset + count - 1;
   return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records };
+}
+
+/** Writes records to a topic, `perPartition` to each of `partitions` partitions, in batches of 1000. */
+export async function writeRecords(log: MessageLog, topic: string, records: readonly FlowRecord[], partition: (i: number) => number): Promise<void> {
+  const writer = flowRecordWriter();
+  const producer = log.producer();
+  try {
+    const byPartition = new Map<number, Buffer[]>();
+    records.forEach((r, i) => {
+      const p = partition(i);
+      byPartition.set(p, [...(byPartition.get(p) ?? []), writer.encode(r)]);
+    });
+    for (const [p, values] of byPartition) {
+      for (let at = 0; at < values.length; at += 1000) {
+        await producer.send(topic, values.slice(at, at + 1000).map((value) => ({ key: null, value, partition: p })));
+      }
+    }
+  } finally {
+    await producer.close();
+  }
+}
+
+export const TEST_DESTINATION_DOWN = 'FLOWAGG_ERR_TEST_DESTINATION_DOWN';
+
+type Behaviour = 'accept' | 'down' | 'acceptThenHang' | 'failAfterAccept';
+
+/**
+ * A destination that keeps the batches it accepted and fails on command: `down` refuses everything
+ * (nothing delivered), `failAfterAccept` keeps the batch and then fails (a partial delivery, as a TCP
+ * reset after the write), `acceptThenHang` keeps it and never answers (a crash between delivery and
+ * commit, once the runner is stopped or killed).
+ */
+export class TestDestination implements Exporter {
+  readonly accepted: ExportBatch[] = [];
+  attempts = 0;
+  behaviour: Behaviour = 'accept';
+  /** Resolvers waiting for a number of accepted records. */
+  readonly #waiters = new Set<() => void>();
+
+  constructor(
+    readonly kind: ExporterKind = 'flowlog',
+    readonly batching: BatchPolicy = { maxRecords: 100, maxDelayMs: 50 },
+    readonly deliverDelayMs = 0,
+  ) {}
+
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+
+  get records(): number {
+    return this.accepted.reduce((n, b) => n + b.records.length, 0);
+  }
+
+  async deliver(batch: ExportBatch, signal: AbortSignal): Promise<void> {
+    this.attempts++;
+    if (this.deliverDelayMs > 0) await new Promise((r) => setTimeout(r, this.deliverDelayMs));
+    if (this.behaviour === 'down') throw notDelivered(new FlowaggError(TEST_DESTINATION_DOWN, 'test destination is down'));
+    this.accepted.push(batch);
+    for (const wake of this.#waiters) wake();
+    if (this.behaviour === 'failAfterAccept') throw new FlowaggError(TEST_DESTINATION_DOWN, 'test destination failed after taking the batch');
+    if (this.behaviour === 'acceptThenHang') {
+      await new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+    }
+  }
+
+  /** Resolves once `records` records were accepted in total; rejects after timeoutMs. */
+  async waitFor(records: number, timeoutMs = 60_000): Promise<void> {
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      this.#waiters.forEach((w) => w());
+    }, timeoutMs);
+    try {
+      while (this.records < records) {
+        if (timedOut) throw new Error(`test destination: ${this.records} of ${records} records within ${timeoutMs} ms`);
+        let wake!: () => void;
+        await new Promise<void>((resolve) => this.#waiters.add((wake = resolve)));
+        this.#waiters.delete(wake);
+      }
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
 }

@@ -70,14 +70,12 @@ export class ClickHouseServer {
   readonly #client: ClickHouseClient;
   readonly #config: ClickHouseConfig;
   readonly #credentials: ClickHouseCredentials;
-  readonly #logger: Logger;
   readonly #insertQuery: string;
 
   /** Validates the URL and reads the CA file (FlowaggError naming the key); connects nothing yet. */
   constructor(config: ClickHouseConfig, credentials: ClickHouseCredentials, logger: Logger) {
     this.#config = config;
     this.#credentials = credentials;
-    this.#logger = logger;
     this.endpoint = httpEndpoint(config.databaseURL);
     const ca = readCa(config);
     if (!this.endpoint.tls && (config.tls.caCert || config.tls.insecureSkipVerify)) {

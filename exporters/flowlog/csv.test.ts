@@ -9,7 +9,7 @@ describe('flow log CSV', () => {
     const line = csvLineFormatter(true)(toFlowRow(aggregatedRecord(3), ''));
     assert.equal(
       line,
-      '1700000003,1700000007,10.10.0.3,10.20.0.3,30003,5201,TCP,client-3,perf,node-3,server-3,perf,node-4,10.96.0.10,10.96.0.10,5201,perf/iperf:tcp,' +
+      '1700000003,1700000008,10.1.0.3,10.2.0.1,10003,5201,TCP,client-3,perf,node-a,server,perf,node-b,10.96.0.10,10.96.0.10,5201,perf/server:5201,' +
         'deny-all,perf,rule-deny,Reject,AntreaNetworkPolicy,,,,,,,,\n',
     );
     assert.equal(line.split(',').length, 30);

@@ -10,6 +10,7 @@ import { createFlowLogExporter } from './index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'flowagg-flowlog-exporter-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
+const signal = new AbortController().signal;
 
 
 describe('flow log exporter', () => {
@@ -18,9 +19,9 @@ describe('flow log exporter', () => {
     const config = flowLoggerSection.parse({ path, filters: [{ ingressNetworkPolicyRuleActions: ['Allow'] }] });
     const exporter = createFlowLogExporter(config);
     await exporter.start();
-    await exporter.deliver(batchOf(0, 0, 70));
-    await exporter.deliver(batchOf(1, 0, 70));
-    await exporter.deliver(batchOf(0, 0, 70)); // a redelivery: nothing twice
+    await exporter.deliver(batchOf(0, 0, 70), signal);
+    await exporter.deliver(batchOf(1, 0, 70), signal);
+    await exporter.deliver(batchOf(0, 0, 70), signal); // a redelivery: nothing twice
     await exporter.stop();
     const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
     assert.equal(lines.length, 2 * 60); // every seventh record is denied at ingress

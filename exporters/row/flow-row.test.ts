@@ -9,14 +9,14 @@ describe('toFlowRow', () => {
     const record = flowRecordReader().decode(flowRecordWriter().encode(aggregatedRecord(3)));
     const row = toFlowRow(record, 'a0c1f1d2-5b3c-4c2e-9e1a-0123456789ab');
     assert.equal(row.flowStartSeconds, 1_700_000_003);
-    assert.equal(row.flowEndSeconds, 1_700_000_007);
-    assert.equal(row.flowEndSecondsFromSourceNode, 1_700_000_007);
-    assert.equal(row.flowEndSecondsFromDestinationNode, 1_700_000_006);
-    assert.equal(row.sourceIP, '10.10.0.3');
-    assert.equal(row.destinationIP, '10.20.0.3');
+    assert.equal(row.flowEndSeconds, 1_700_000_008);
+    assert.equal(row.flowEndSecondsFromSourceNode, 1_700_000_008);
+    assert.equal(row.flowEndSecondsFromDestinationNode, 1_700_000_007);
+    assert.equal(row.sourceIP, '10.1.0.3');
+    assert.equal(row.destinationIP, '10.2.0.1');
     assert.equal(row.destinationClusterIP, '10.96.0.10');
     assert.equal(row.destinationServiceIP, '10.96.0.10');
-    assert.equal(row.octetTotalCount, 100_009);
+    assert.equal(row.octetTotalCount, 600);
     assert.equal(row.reverseThroughputFromDestinationNode, 100_005);
     assert.equal(row.ingressNetworkPolicyRuleAction, 3);
     assert.equal(row.tcpState, 'ESTABLISHED');
@@ -26,7 +26,7 @@ describe('toFlowRow', () => {
 
   it('writes IPv6 addresses in RFC 5952 text', () => {
     const row = toFlowRow(aggregatedRecord(9), '');
-    assert.equal(row.sourceIP, 'fd00::a0a:9');
+    assert.equal(row.sourceIP, 'fd00::a01:9');
     assert.equal(row.destinationClusterIP, 'fd00::a');
   });
 
