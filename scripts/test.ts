@@ -1,10 +1,12 @@
 // Runs every test file under node's test runner. Before the run it brings up the shared services the
 // functional tests need (a Kafka broker: KAFKA_BROKERS, else Testcontainers, else the local launcher in
-// infra/dev) once for the whole run, and hands them to the test processes through the environment.
+// infra/dev; a ClickHouse server the same way, when a ClickHouse test runs) once for the whole run, and
+// hands them to the test processes through the environment.
 // `--unit` skips the services and the tests that need them; extra arguments are file filters.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { clickHouseEnv, startClickHouse } from '../integration-tests/harness/clickhouse.js';
 import { startKafka } from '../integration-tests/harness/kafka.js';
 
 const ROOTS = ['lib', 'schemas', 'ingest', 'processor', 'exporters', 'integration-tests', 'bench', 'scripts'];
@@ -41,6 +43,16 @@ if (!unitOnly && files.some(isFunctional)) {
   if (kafka.saslBrokers !== undefined) env.KAFKA_SASL_BROKERS = kafka.saslBrokers;
   stopServices = kafka.stop;
   console.log(`[kafka] brokers ${kafka.brokers} (${kafka.source})`);
+}
+if (!unitOnly && files.some((f) => isFunctional(f) && f.includes('clickhouse'))) {
+  const clickhouse = await startClickHouse((line) => console.log(`[clickhouse] ${line}`));
+  Object.assign(env, clickHouseEnv(clickhouse));
+  const stopKafka = stopServices;
+  stopServices = async () => {
+    await clickhouse.stop();
+    await stopKafka();
+  };
+  console.log(`[clickhouse] ${clickhouse.url} (${clickhouse.source})`);
 }
 
 const child = spawn(

@@ -20,13 +20,18 @@ import { httpEndpoint, type HttpEndpoint } from './url.js';
 /** Failures that happen before a request reaches the server: no row can have been inserted. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'ERR_TLS_CERT_ALTNAME_INVALID']);
 
+/** An exception the server answered with (modern servers: ClickHouseError; 18.x: "Code: N, e.displayText() = …"). */
+function isServerAnswer(err: unknown): boolean {
+  return err instanceof ClickHouseError || /^Code: \d+/.test(errorMessage(err));
+}
+
 /**
  * Whether a failed insert may have inserted its rows. An answer from the server (an exception: the
  * insert of one block is atomic) or a connection that never opened says no; a connection lost while the
  * request was on its way, or a timeout, cannot tell.
  */
 export function insertOutcome(err: unknown): 'not-inserted' | 'unknown' {
-  if (err instanceof ClickHouseError || /^Code: \d+/.test(errorMessage(err))) return 'not-inserted';
+  if (isServerAnswer(err)) return 'not-inserted';
   const code = (err as { code?: unknown }).code;
   return typeof code === 'string' && NOT_SENT.has(code) ? 'not-inserted' : 'unknown';
 }
@@ -88,7 +93,8 @@ export class ClickHouseServer {
       url: this.endpoint.url,
       username: credentials.username,
       password: credentials.password,
-      database: config.database,
+      // Every statement names its database: the configured one may not exist until ensureSchema creates it.
+      database: 'default',
       request_timeout: config.requestTimeout,
       compression: { request: config.compress, response: config.compress },
       application: 'flowagg',
@@ -109,6 +115,12 @@ export class ClickHouseServer {
         if (auth) {
           throw new FlowaggError(CLICKHOUSE_CONFIG, `ClickHouse at ${this.endpoint.url} refused the credentials of user ${this.#credentials.username} (CH_USERNAME, CH_PASSWORD): ${errorMessage(err)}`, {
             context: { key: 'CH_USERNAME', url: this.endpoint.url },
+            cause: err,
+          });
+        }
+        if (isServerAnswer(err)) {
+          throw new FlowaggError(CLICKHOUSE_CONFIG, `clickHouse.databaseURL ${this.#config.databaseURL}: the server at ${this.endpoint.url} refused SELECT version(): ${errorMessage(err)}`, {
+            context: { key: 'clickHouse.databaseURL', url: this.endpoint.url },
             cause: err,
           });
         }
