@@ -6,14 +6,9 @@
 //   3. the local launcher infra/dev/clickhouse (Debian's clickhouse-server), which also has an HTTPS port
 //      with its own CA and a user with a password, for the TLS and credential tests.
 // Each started server gets its own state directory, so concurrent runs do not share one.
-import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { startDevServer } from './detached.js';
 
 export interface ClickHouseService {
   /** http://host:port */
@@ -27,8 +22,6 @@ export interface ClickHouseService {
 }
 
 export const LOCAL_CLICKHOUSE_USER = { username: 'flowagg', password: 'flowagg-secret' } as const;
-
-const LAUNCHER = join(import.meta.dirname, '..', '..', 'infra', 'dev', 'clickhouse');
 
 async function fromTestcontainers(image: string | undefined, log: (line: string) => void): Promise<ClickHouseService | undefined> {
   if (image === undefined) {
@@ -55,38 +48,13 @@ async function fromTestcontainers(image: string | undefined, log: (line: string)
 
 /** Starts a server with infra/dev/clickhouse in a state directory of its own. */
 export async function startLocalClickHouse(log: (line: string) => void): Promise<ClickHouseService> {
-  const state = await mkdtemp(join(tmpdir(), 'flowagg-clickhouse-'));
-  const env = { ...process.env, FLOWAGG_CLICKHOUSE_STATE: state };
-  log(`starting a local server with infra/dev/clickhouse (state ${state})`);
-  let stdout: string;
-  try {
-    ({ stdout } = await run(LAUNCHER, ['start'], { env }));
-  } catch (err) {
-    const stderr = (err as { stderr?: string }).stderr ?? '';
-    await rm(state, { recursive: true, force: true });
-    throw new Error(`infra/dev/clickhouse start failed: ${stderr.trim() || (err as Error).message}`, { cause: err });
-  }
-  const pid = Number(await readFile(join(state, 'clickhouse.pid'), 'utf8'));
-  // The server runs detached; if this process exits without stop() (a crash, process.exit), kill it.
-  const killOnExit = () => {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-    rmSync(state, { recursive: true, force: true });
-  };
-  process.once('exit', killOnExit);
+  const dev = await startDevServer('clickhouse', 'FLOWAGG_CLICKHOUSE_STATE', 'clickhouse.pid', log);
   return {
-    url: stdout.trim().split('\n').pop() ?? '',
+    url: dev.address,
     source: 'local',
-    https: { url: (await readFile(join(state, 'https-url'), 'utf8')).trim(), caPath: join(state, 'tls', 'ca.crt') },
+    https: { url: (await readFile(join(dev.stateDir, 'https-url'), 'utf8')).trim(), caPath: join(dev.stateDir, 'tls', 'ca.crt') },
     user: LOCAL_CLICKHOUSE_USER,
-    stop: async () => {
-      process.off('exit', killOnExit);
-      await run(LAUNCHER, ['stop'], { env }).catch((err: unknown) => log(`stopping the local server failed: ${(err as Error).message}`));
-      await rm(state, { recursive: true, force: true });
-    },
+    stop: dev.stop,
   };
 }
 

@@ -4,11 +4,11 @@
 //   3. the local launcher infra/dev/kafka (Apache Kafka from Maven Central, run with the machine's Java).
 // Each started broker gets its own state directory, so concurrent runs do not share one.
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { killOnExit } from './detached.js';
 
 const run = promisify(execFile);
 
@@ -64,21 +64,13 @@ async function fromLocalLauncher(log: (line: string) => void): Promise<KafkaBrok
   const saslBrokers = (await readFile(join(state, 'bootstrap-sasl'), 'utf8')).trim();
   // The broker runs detached; if this process exits without stop() (a crash, process.exit), kill it.
   const pid = Number(await readFile(join(state, 'kafka.pid'), 'utf8'));
-  const killOnExit = () => {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-    rmSync(state, { recursive: true, force: true });
-  };
-  process.once('exit', killOnExit);
+  const disarm = killOnExit(pid, state);
   return {
     brokers,
     saslBrokers,
     source: 'local',
     stop: async () => {
-      process.off('exit', killOnExit);
+      disarm();
       await run(LAUNCHER, ['stop'], { env }).catch((err: unknown) => log(`stopping the local broker failed: ${(err as Error).message}`));
       await rm(state, { recursive: true, force: true });
     },

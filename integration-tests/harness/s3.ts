@@ -1,0 +1,35 @@
+// An S3-compatible server for the functional tests and benchmarks: S3_ENDPOINT from the environment (a
+// server someone already runs), else the local launcher infra/dev/s3 (moto's server, from PyPI). moto
+// takes any access key; the tests use TEST_S3_CREDENTIALS.
+import { startDevServer } from './detached.js';
+
+export interface S3Service {
+  /** http://host:port */
+  readonly endpoint: string;
+  readonly source: 'env' | 'local';
+  stop(): Promise<void>;
+}
+
+export const TEST_S3_CREDENTIALS = { accessKeyId: 'flowagg-test', secretAccessKey: 'flowagg-test-secret' } as const;
+
+export async function startS3(log: (line: string) => void): Promise<S3Service> {
+  const fromEnv = process.env.S3_ENDPOINT?.trim();
+  if (fromEnv) return { endpoint: fromEnv, source: 'env', stop: async () => {} };
+  try {
+    const dev = await startDevServer('s3', 'FLOWAGG_S3_STATE', 's3.pid', log);
+    return { endpoint: dev.address, source: 'local', stop: dev.stop };
+  } catch (err) {
+    throw new Error(
+      `the S3 tests need an S3-compatible server, and none could be had: no S3_ENDPOINT, and the local launcher failed (it needs moto_server: pip install 'moto[server]'; .ci/run installs it).\n${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+}
+
+/** The server a functional test runs against; skipped without one, except in CI, where that is a failure. */
+export function s3ForTests(): { endpoint: string; skip: false } | { endpoint: undefined; skip: string } {
+  const endpoint = process.env.S3_ENDPOINT?.trim();
+  if (endpoint) return { endpoint, skip: false };
+  if (process.env.CI === 'true') throw new Error('S3_ENDPOINT is not set in CI: run the functional tests through `npm test`, which starts a server');
+  return { endpoint: undefined, skip: 'S3_ENDPOINT is not set (`npm test` starts a server; or S3_ENDPOINT=$(infra/dev/s3 start))' };
+}
