@@ -1,6 +1,7 @@
 // Builders and fakes for the exporters' tests: FlowRecords as the processor writes them to
 // flows.processed, batches as the runner cuts them, and a destination that fails on command. Production
 // code never imports this file.
+import { createServer } from 'node:net';
 import { type MessageLog } from '../lib/log/types.js';
 import { FLOW_RECORD_TYPE, type FlowRecord, flowRecordWriter } from '../schemas/flow-record.js';
 import { notDelivered } from './errors.js';
@@ -166,4 +167,13 @@ export class TestDestination implements Exporter {
       clearTimeout(deadline);
     }
   }
+}
+
+/** A port nobody listens on (bound, then closed): an unreachable destination. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

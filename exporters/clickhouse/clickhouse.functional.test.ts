@@ -3,14 +3,13 @@
 // as the server has it, TLS and credentials, and configuration errors that name their key.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { createClient } from '@clickhouse/client';
 import { isFlowaggError } from '../../lib/errors.js';
 import { clickHouseForTests } from '../../integration-tests/harness/clickhouse.js';
 import { CLICKHOUSE_COLUMNS, COUNTER_COLUMNS } from '../row/columns.js';
 import { toFlowRow } from '../row/flow-row.js';
-import { aggregatedRecord, batchOf } from '../testing.js';
+import { aggregatedRecord, batchOf, closedPort } from '../testing.js';
 import { clickHouseSection } from './config.js';
 import { createClickHouseExporter } from './index.js';
 
@@ -37,13 +36,6 @@ async function rows<T>(query: string): Promise<T[]> {
   return rs.json<T>();
 }
 
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 describe('ClickHouse exporter against a real server', { skip }, () => {
   it('creates the schema and inserts every column of every row', async () => {

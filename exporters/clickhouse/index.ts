@@ -15,6 +15,7 @@ import { FlowaggError, errorMessage } from '../../lib/errors.js';
 import { componentLogger, type Logger } from '../../lib/telemetry/logger.js';
 import { componentMetrics } from '../../lib/telemetry/metrics.js';
 import { notDelivered } from '../errors.js';
+import { type ClusterUuidSource, resolveClusterUuid } from '../row/cluster-uuid.js';
 import { CLICKHOUSE_COLUMNS } from '../row/columns.js';
 import { toFlowRow } from '../row/flow-row.js';
 import { type ExportBatch, type Exporter } from '../types.js';
@@ -32,8 +33,8 @@ const metrics = {
 };
 
 export interface ClickHouseDeps {
-  /** The Antrea cluster UUID written to clusterUUID (the MetadataSource's, in a cluster); "" when unknown. */
-  readonly clusterUuid?: string;
+  /** The Antrea cluster UUID of the clusterUUID column (Antrea's ConfigMap, in a cluster); "" when unknown. */
+  readonly clusterUuid?: ClusterUuidSource;
   readonly credentials?: ClickHouseCredentials;
   readonly logger?: Logger;
 }
@@ -45,7 +46,7 @@ export interface ClickHouseExporter extends Exporter {
 
 export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHouseDeps = {}): ClickHouseExporter {
   const logger = deps.logger ?? componentLogger('export-clickhouse');
-  const clusterUuid = deps.clusterUuid ?? '';
+  let clusterUuid = '';
   const server = new ClickHouseServer(config, deps.credentials ?? credentialsFromEnv(), logger);
   let deduplicates = false;
 
@@ -56,6 +57,7 @@ export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHo
       return deduplicates;
     },
     async start() {
+      clusterUuid = await resolveClusterUuid(deps.clusterUuid);
       const version = await server.connect();
       const caps = await server.capabilities(version);
       ({ deduplicates } = await server.ensureSchema(caps));

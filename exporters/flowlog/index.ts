@@ -31,15 +31,12 @@ const metrics = {
 };
 
 export interface FlowLogDeps {
-  /** The cluster UUID of the CSV row's clusterUUID (not printed in the 30 columns; kept for one conversion). */
-  readonly clusterUuid?: string;
   readonly logger?: Logger;
   readonly now?: () => number;
 }
 
 export function createFlowLogExporter(config: FlowLoggerConfig, deps: FlowLogDeps = {}): Exporter {
   const logger = deps.logger ?? componentLogger('export-flowlog');
-  const clusterUuid = deps.clusterUuid ?? '';
   const passes = compileFilters(config.filters);
   const line = lineFormatter(config);
   let file: LogFile | undefined;
@@ -74,7 +71,7 @@ export function createFlowLogExporter(config: FlowLoggerConfig, deps: FlowLogDep
       const lines: LogLine[] = [];
       let filtered = 0;
       for (const { offset, record } of batch.records) {
-        const text = line(record, clusterUuid, passes);
+        const text = line(record, passes);
         if (text === undefined) filtered++;
         else lines.push({ offset, text });
       }
@@ -97,7 +94,7 @@ export function createFlowLogExporter(config: FlowLoggerConfig, deps: FlowLogDep
   };
 }
 
-type LineOf = (record: FlowRecord, clusterUuid: string, passes: ReturnType<typeof compileFilters>) => string | undefined;
+type LineOf = (record: FlowRecord, passes: ReturnType<typeof compileFilters>) => string | undefined;
 
 function lineFormatter(config: FlowLoggerConfig): LineOf {
   if (config.recordFormat === 'JSON') {
@@ -106,8 +103,9 @@ function lineFormatter(config: FlowLoggerConfig): LineOf {
     });
   }
   const csv = csvLineFormatter(config.prettyPrint);
-  return (record, clusterUuid, passes) => {
-    const row = toFlowRow(record, clusterUuid);
+  // The 30 columns have no clusterUUID.
+  return (record, passes) => {
+    const row = toFlowRow(record, '');
     return passes(row) ? csv(row) : undefined;
   };
 }

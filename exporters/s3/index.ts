@@ -17,6 +17,7 @@ import { FlowaggError, errorMessage } from '../../lib/errors.js';
 import { componentLogger, type Logger } from '../../lib/telemetry/logger.js';
 import { componentMetrics } from '../../lib/telemetry/metrics.js';
 import { notDelivered } from '../errors.js';
+import { type ClusterUuidSource, resolveClusterUuid } from '../row/cluster-uuid.js';
 import { toFlowRow } from '../row/flow-row.js';
 import { type ExportBatch, type Exporter } from '../types.js';
 import { regionOf, type S3UploaderConfig } from './config.js';
@@ -36,8 +37,8 @@ const metrics = {
 };
 
 export interface S3Deps {
-  /** The Antrea cluster UUID written to clusterUUID; "" when unknown. */
-  readonly clusterUuid?: string;
+  /** The Antrea cluster UUID of the clusterUUID column; "" when unknown. */
+  readonly clusterUuid?: ClusterUuidSource;
   /** Instead of the SDK's default chain (environment, profile, role). */
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
   readonly logger?: Logger;
@@ -53,7 +54,7 @@ export function objectKey(config: S3UploaderConfig, batch: ExportBatch): string 
 export function createS3Exporter(config: S3UploaderConfig, deps: S3Deps = {}): Exporter {
   const logger = deps.logger ?? componentLogger('export-s3');
   const now = deps.now ?? Date.now;
-  const clusterUuid = deps.clusterUuid ?? '';
+  let clusterUuid = '';
   if (config.bucketName === '') {
     throw new FlowaggError(S3_CONFIG, 's3Uploader.bucketName is empty: name the bucket to upload to', { context: { key: 's3Uploader.bucketName' } });
   }
@@ -71,6 +72,7 @@ export function createS3Exporter(config: S3UploaderConfig, deps: S3Deps = {}): E
     kind: 's3',
     batching: { maxRecords: Math.min(config.maxRecordsPerFile, MAX_FILE_RECORDS), maxDelayMs: config.uploadInterval },
     async start() {
+      clusterUuid = await resolveClusterUuid(deps.clusterUuid);
       try {
         await client.send(new HeadBucketCommand({ Bucket: config.bucketName }));
       } catch (err) {
@@ -106,6 +108,12 @@ export function createS3Exporter(config: S3UploaderConfig, deps: S3Deps = {}): E
 }
 
 function startError(config: S3UploaderConfig, where: string, err: unknown): FlowaggError {
+  if ((err as Error).name === 'CredentialsProviderError') {
+    return new FlowaggError(S3_CONFIG, `no AWS credentials to upload to bucket ${config.bucketName} (s3Uploader): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile or a role`, {
+      context: { key: 's3Uploader.bucketName' },
+      cause: err,
+    });
+  }
   const status = err instanceof S3ServiceException ? err.$metadata.httpStatusCode : undefined;
   if (status === 404) {
     return new FlowaggError(S3_CONFIG, `s3Uploader.bucketName ${config.bucketName}: no such bucket at ${where}`, { context: { key: 's3Uploader.bucketName' }, cause: err });

@@ -2,14 +2,13 @@
 // files it writes, read back and parsed; an upload repeated overwrites; configuration errors name their key.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { isFlowaggError } from '../../lib/errors.js';
 import { s3ForTests, TEST_S3_CREDENTIALS } from '../../integration-tests/harness/s3.js';
 import { toFlowRow } from '../row/flow-row.js';
-import { aggregatedRecord, batchOf } from '../testing.js';
+import { aggregatedRecord, batchOf, closedPort } from '../testing.js';
 import { s3UploaderSection } from './config.js';
 import { createS3Exporter, objectKey } from './index.js';
 
@@ -77,10 +76,7 @@ describe('S3 uploader against a real S3-compatible server', { skip }, () => {
     await assert.rejects(missing.start(), (err: unknown) => isFlowaggError(err, 'FLOWAGG_ERR_S3_CONFIG') && /^s3Uploader\.bucketName no-such-bucket-flowagg: no such bucket/.test(err.message));
     await missing.stop();
 
-    const s = createServer();
-    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-    const port = (s.address() as { port: number }).port;
-    await new Promise((r) => s.close(r));
+    const port = await closedPort();
     const unreachable = createS3Exporter(s3UploaderSection.parse({ bucketName: 'b', endpoint: `http://127.0.0.1:${port}` }), { credentials: TEST_S3_CREDENTIALS });
     await assert.rejects(unreachable.start(), (err: unknown) => isFlowaggError(err, 'FLOWAGG_ERR_S3_UNAVAILABLE') && /^s3Uploader\.endpoint: cannot reach/.test(err.message));
     await unreachable.stop();

@@ -7,6 +7,9 @@ import { port } from '../../config/types.js';
 import { logConfigSchema } from '../../log/config.js';
 import { ingestConfigShape, refineIngestConfig } from '../../../ingest/config.js';
 import { flowCollectorSection, modeSchema } from '../../../exporters/ipfix/config.js';
+import { clickHouseSection } from '../../../exporters/clickhouse/config.js';
+import { flowLoggerSection } from '../../../exporters/flowlog/config.js';
+import { s3UploaderSection } from '../../../exporters/s3/config.js';
 
 export const apiServerSection = z
   .strictObject({
@@ -25,6 +28,9 @@ export const serviceConfigSchema = z
     /** Antrea's clusterID, the clusterId element of IPFIX exports; "" = the cluster UUID. */
     clusterID: z.string().default(''),
     flowCollector: flowCollectorSection,
+    clickHouse: clickHouseSection,
+    s3Uploader: s3UploaderSection,
+    flowLogger: flowLoggerSection,
     log: logConfigSchema.prefault({}),
     apiServer: apiServerSection,
   })
