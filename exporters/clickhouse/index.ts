@@ -3,11 +3,16 @@
 // answered the insert; the runner commits after that and retries a failed insert with backoff, so no
 // row is dropped (Antrea drops the oldest rows past 524,288 and whatever a stop does not flush in 10 s).
 //
-// Duplicates: the batch id is the insert's insert_deduplication_token where the server has the setting
-// and the table deduplicates (Replicated*, or MergeTree with non_replicated_deduplication_window, which
-// the table flowagg creates has); a batch inserted again (a retry after a lost answer, a redelivery after
-// a crash) is then a no-op. On servers without it (before 22.x, Debian's 18.16) such a batch is inserted
-// twice; the runner counts those records in flowagg_export_redelivered_records_total.
+// A batch inserted twice (a retry after an answer that was lost, a redelivery after a crash) is in the
+// table once, by the first of these the server and table allow (server.ts Deduplication):
+// - token: the batch id is the insert_deduplication_token (servers with the setting, on a Replicated
+//   table or a MergeTree with non_replicated_deduplication_window, as the table flowagg creates);
+// - batch-column: on servers without tokens (Debian's 18.16) the table flowagg creates has a column with
+//   each row's batch id; before a batch that may already be in (the first of each partition since start,
+//   the retry of an insert whose answer was lost) the exporter counts its rows and skips it if present.
+//   One insert of one batch is one block, which ClickHouse writes atomically.
+// - none: a table created by someone else on such a server; the runner counts those records in
+//   flowagg_export_redelivered_records_total.
 //
 // createClickHouseExporter() validates the section (URL, CA file) and connects nothing; start() reaches
 // the server, reads what it can do, creates the schema and checks the table's columns.
@@ -22,14 +27,15 @@ import { type ExportBatch, type Exporter } from '../types.js';
 import { type ClickHouseConfig, type ClickHouseCredentials, credentialsFromEnv } from './config.js';
 import { CLICKHOUSE_UNAVAILABLE } from './errors.js';
 import { RowBinaryWriter } from './row-binary.js';
-import { ClickHouseServer, insertOutcome } from './server.js';
+import { ClickHouseServer, type Deduplication, insertOutcome } from './server.js';
 
 const m = componentMetrics('export_clickhouse');
 const metrics = {
   rows: m.counter('rows_total', 'Rows the server accepted'),
   bytes: m.counter('bytes_total', 'RowBinary bytes of the accepted inserts (before compression)'),
   failures: m.counter('insert_failures_total', 'Failed inserts, by whether the server may have taken the rows', ['outcome']),
-  deduplication: m.gauge('deduplication', '1 when a batch inserted twice is deduplicated by the server (insert token), 0 when it would be inserted twice'),
+  deduplication: m.gauge('deduplication', 'How a batch inserted twice is kept out of the table once more (token, batch-column; none: it would be there twice)', ['mode']),
+  skipped: m.counter('skipped_batches_total', 'Batches found already in the table and not inserted again (batch-column deduplication)'),
 };
 
 export interface ClickHouseDeps {
@@ -40,28 +46,41 @@ export interface ClickHouseDeps {
 }
 
 export interface ClickHouseExporter extends Exporter {
-  /** Known after start(): whether a batch inserted twice is deduplicated. */
-  readonly deduplicates: boolean;
+  /** Known after start(): how a batch inserted twice is deduplicated. */
+  readonly deduplication: Deduplication;
 }
 
 export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHouseDeps = {}): ClickHouseExporter {
   const logger = deps.logger ?? componentLogger('export-clickhouse');
   let clusterUuid = '';
   const server = new ClickHouseServer(config, deps.credentials ?? credentialsFromEnv(), logger);
-  let deduplicates = false;
+  let deduplication: Deduplication = 'none';
+  /** Partitions delivered to since start: their next batch is new, unless an insert's answer was lost. */
+  const settled = new Set<string>();
+  /** Batches whose insert may or may not have happened. */
+  const uncertain = new Set<string>();
+
+  async function alreadyInserted(batch: ExportBatch, partitionKey: string): Promise<boolean> {
+    if (deduplication !== 'batch-column' || (settled.has(partitionKey) && !uncertain.has(batch.id))) return false;
+    try {
+      return await server.hasBatch(batch.id);
+    } catch (err) {
+      throw notDelivered(new FlowaggError(CLICKHOUSE_UNAVAILABLE, `cannot check whether batch ${batch.id} is in ${server.endpoint.url}: ${errorMessage(err)}`, { cause: err, retriable: true }));
+    }
+  }
 
   return {
     kind: 'clickhouse',
     batching: { maxRecords: config.maxBatchRows, maxDelayMs: config.commitInterval },
-    get deduplicates() {
-      return deduplicates;
+    get deduplication() {
+      return deduplication;
     },
     async start() {
       clusterUuid = await resolveClusterUuid(deps.clusterUuid);
       const version = await server.connect();
       const caps = await server.capabilities(version);
-      ({ deduplicates } = await server.ensureSchema(caps));
-      metrics.deduplication.set(deduplicates ? 1 : 0);
+      deduplication = await server.ensureSchema(caps);
+      for (const mode of ['token', 'batch-column', 'none'] as const) metrics.deduplication.set({ mode }, mode === deduplication ? 1 : 0);
       logger.info(
         {
           url: server.endpoint.url,
@@ -69,29 +88,39 @@ export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHo
           database: config.database,
           version,
           ttl: caps.ttl && config.tableTTL > 0,
-          deduplicates,
+          deduplication,
         },
-        deduplicates ? 'ClickHouse ready; retried batches are deduplicated' : 'ClickHouse ready; this server or table cannot deduplicate a batch inserted twice (counted as redelivered)',
+        deduplication !== 'none' ? 'ClickHouse ready' : 'ClickHouse ready; this server and table cannot tell a batch inserted twice (redeliveries are counted)',
       );
     },
     async deliver(batch: ExportBatch, signal: AbortSignal) {
-      const writer = new RowBinaryWriter(CLICKHOUSE_COLUMNS, Math.max(4096, batch.records.length * 512));
-      for (const { record } of batch.records) writer.write(toFlowRow(record, clusterUuid));
-      const rows = writer.take();
-      try {
-        await server.insert(rows, deduplicates ? batch.id : undefined, signal);
-      } catch (err) {
-        const outcome = insertOutcome(err);
-        metrics.failures.inc({ outcome });
-        const failure = new FlowaggError(CLICKHOUSE_UNAVAILABLE, `insert of batch ${batch.id} (${batch.records.length} rows) into ${server.endpoint.url} failed: ${errorMessage(err)}`, {
-          context: { batch: batch.id, url: server.endpoint.url },
-          cause: err,
-          retriable: true,
-        });
-        throw outcome === 'not-inserted' ? notDelivered(failure) : failure;
+      const partitionKey = `${batch.topic}/${batch.partition}`;
+      if (await alreadyInserted(batch, partitionKey)) {
+        metrics.skipped.inc();
+        logger.info({ batch: batch.id }, 'batch already in the table (delivered before a restart or a lost answer); not inserted again');
+      } else {
+        const writer = new RowBinaryWriter(CLICKHOUSE_COLUMNS, Math.max(4096, batch.records.length * 512));
+        const batchId = deduplication === 'batch-column' ? batch.id : undefined;
+        for (const { record } of batch.records) writer.write(toFlowRow(record, clusterUuid), batchId);
+        const rows = writer.take();
+        try {
+          await server.insert(rows, batch.id, signal);
+        } catch (err) {
+          const outcome = insertOutcome(err);
+          metrics.failures.inc({ outcome });
+          if (outcome === 'unknown') uncertain.add(batch.id);
+          const failure = new FlowaggError(CLICKHOUSE_UNAVAILABLE, `insert of batch ${batch.id} (${batch.records.length} rows) into ${server.endpoint.url} failed: ${errorMessage(err)}`, {
+            context: { batch: batch.id, url: server.endpoint.url },
+            cause: err,
+            retriable: true,
+          });
+          throw outcome === 'not-inserted' ? notDelivered(failure) : failure;
+        }
+        metrics.rows.inc(batch.records.length);
+        metrics.bytes.inc(rows.length);
       }
-      metrics.rows.inc(batch.records.length);
-      metrics.bytes.inc(rows.length);
+      uncertain.delete(batch.id);
+      settled.add(partitionKey);
     },
     async stop() {
       await server.close();

@@ -63,7 +63,8 @@ export class RowBinaryWriter {
     this.#pos += this.#buf.write(s, this.#pos, 'utf8');
   }
 
-  write(row: FlowRow): void {
+  /** One row; `batchId`, when given, is one more String column after them (schema.ts BATCH_COLUMN). */
+  write(row: FlowRow, batchId?: string): void {
     this.#room(64 * this.#columns.length);
     for (const c of this.#columns) {
       const v = row[c.name];
@@ -85,6 +86,7 @@ export class RowBinaryWriter {
           break;
       }
     }
+    if (batchId !== undefined) this.#string(batchId);
   }
 
   /** The rows written since the last take, as a copy; the writer starts again empty. */

@@ -6,9 +6,12 @@ const OLD = { version: '18.16.1', ttl: false, insertDeduplicationToken: false, n
 const NEW = { version: '24.8.1', ttl: true, insertDeduplicationToken: true, nonReplicatedDeduplication: true };
 
 describe('ClickHouse schema', () => {
-  it('has Theia\'s 53 columns: timeInserted first, trusted after clusterUUID', () => {
-    const lines = flowsTableDdl(OLD, { database: 'default', ttlSeconds: 3600 }).split('\n').filter((l) => l.startsWith('  '));
+  it('has Theia\'s 53 columns: timeInserted first, trusted after clusterUUID (and the batch column without insert tokens)', () => {
+    const lines = flowsTableDdl(NEW, { database: 'default', ttlSeconds: 3600 }).split('\n').filter((l) => l.startsWith('  '));
     assert.equal(lines.length, 53);
+    const old = flowsTableDdl(OLD, { database: 'default', ttlSeconds: 3600 }).split('\n').filter((l) => l.startsWith('  '));
+    assert.deepEqual(old.slice(0, 53).map((l) => l.replace(/,$/, '')), lines.map((l) => l.replace(/,$/, '')));
+    assert.equal(old[53]!.trim(), "flowaggBatchId String DEFAULT ''");
     assert.equal(lines[0]!.trim(), 'timeInserted DateTime DEFAULT now(),');
     const names = lines.map((l) => l.trim().split(' ')[0]);
     assert.equal(names[names.indexOf('clusterUUID') + 1], 'trusted');

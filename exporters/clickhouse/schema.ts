@@ -1,8 +1,9 @@
 // The Antrea/Theia `flows` table and its three views (reference §8; Antrea's e2e flow-visibility schema),
 // written for what the server has: TTL only from 19.6 (Debian's 18.16 has none: rows are then kept until
 // someone drops partitions), and a deduplication window for plain MergeTree tables only where the server
-// knows `non_replicated_deduplication_window` (it makes the insert token work). Pure: the capabilities
-// come from capabilities.ts.
+// knows `non_replicated_deduplication_window` (it makes the insert token work). On servers without insert
+// tokens the table gets one more column, flowaggBatchId, that lets the exporter see whether a batch is
+// already in (deduplication.ts). Pure: the capabilities come from the server (server.ts).
 import { CLICKHOUSE_COLUMNS } from '../row/columns.js';
 
 export interface ServerCapabilities {
@@ -21,6 +22,9 @@ export interface SchemaOptions {
   readonly ttlSeconds: number;
 }
 
+/** The column that names each row's batch, on servers without insert tokens (Theia's readers ignore it). */
+export const BATCH_COLUMN = 'flowaggBatchId';
+
 /** Blocks whose tokens a plain MergeTree table remembers: far more than the batches a restart redelivers. */
 export const DEDUPLICATION_WINDOW = 1000;
 
@@ -38,6 +42,7 @@ export function flowsTableDdl(caps: ServerCapabilities, opts: SchemaOptions): st
     columns.push(`${c.name} ${c.type}`);
     if (c.name === 'clusterUUID') columns.push('trusted UInt8 DEFAULT 0');
   }
+  if (!caps.insertDeduplicationToken) columns.push(`${BATCH_COLUMN} String DEFAULT ''`);
   const { ttl, settings } = tableSettings(caps, opts.ttlSeconds);
   if (caps.nonReplicatedDeduplication) settings.push(`non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`);
   return [

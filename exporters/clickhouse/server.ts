@@ -14,7 +14,7 @@ import { type Logger } from '../../lib/telemetry/logger.js';
 import { CLICKHOUSE_COLUMNS } from '../row/columns.js';
 import { type ClickHouseConfig, type ClickHouseCredentials } from './config.js';
 import { CLICKHOUSE_CONFIG, CLICKHOUSE_SCHEMA, CLICKHOUSE_UNAVAILABLE } from './errors.js';
-import { schemaDdl, type ServerCapabilities } from './schema.js';
+import { BATCH_COLUMN, schemaDdl, type ServerCapabilities } from './schema.js';
 import { httpEndpoint, type HttpEndpoint } from './url.js';
 
 /** Failures that happen before a request reaches the server: no row can have been inserted. */
@@ -70,12 +70,21 @@ function readCa(config: ClickHouseConfig): Buffer | undefined {
   }
 }
 
+/**
+ * How a batch inserted twice is kept from being in the table twice: the server's insert token (22.x,
+ * on a table that deduplicates), the batch column (servers without tokens, on a table that has it: the
+ * exporter asks whether the batch is in before inserting it again), or not at all.
+ */
+export type Deduplication = 'token' | 'batch-column' | 'none';
+
+const sqlString = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+
 export class ClickHouseServer {
   readonly endpoint: HttpEndpoint;
   readonly #client: ClickHouseClient;
   readonly #config: ClickHouseConfig;
   readonly #credentials: ClickHouseCredentials;
-  readonly #insertQuery: string;
+  #deduplication: Deduplication = 'none';
 
   /** Validates the URL and reads the CA file (FlowaggError naming the key); connects nothing yet. */
   constructor(config: ClickHouseConfig, credentials: ClickHouseCredentials, logger: Logger) {
@@ -101,7 +110,6 @@ export class ClickHouseServer {
       log: { LoggerClass: clientLogger(logger), level: config.debug ? ClickHouseLogLevel.TRACE : ClickHouseLogLevel.WARN },
       ...(agent ? { http_agent: agent } : ca && this.endpoint.tls ? { tls: { ca_cert: ca } } : {}),
     });
-    this.#insertQuery = `INSERT INTO \`${config.database}\`.flows (${CLICKHOUSE_COLUMNS.map((c) => c.name).join(', ')}) FORMAT RowBinary`;
   }
 
   /** Reaches the server, retrying once a second until clickHouse.startTimeout; then fails naming the URL. */
@@ -152,8 +160,8 @@ export class ClickHouseServer {
     };
   }
 
-  /** Creates what is missing (clickHouse.createSchema), then checks that the flows table has every column inserted. */
-  async ensureSchema(caps: ServerCapabilities): Promise<{ deduplicates: boolean }> {
+  /** Creates what is missing (clickHouse.createSchema), checks that the flows table has every column inserted, and finds how it deduplicates. */
+  async ensureSchema(caps: ServerCapabilities): Promise<Deduplication> {
     const db = this.#config.database;
     if (this.#config.createSchema) {
       for (const ddl of schemaDdl(caps, { database: db, ttlSeconds: Math.floor(this.#config.tableTTL / 1000) })) {
@@ -164,24 +172,38 @@ export class ClickHouseServer {
         }
       }
     }
-    const rs = await this.#client.query({ query: `SELECT name FROM system.columns WHERE database = '${db}' AND table = 'flows'`, format: 'JSONEachRow' });
+    const rs = await this.#client.query({ query: `SELECT name FROM system.columns WHERE database = ${sqlString(db)} AND table = 'flows'`, format: 'JSONEachRow' });
     const have = new Set((await rs.json<{ name: string }>()).map((r) => r.name));
     const missing = CLICKHOUSE_COLUMNS.map((c) => c.name).filter((n) => !have.has(n));
     if (missing.length > 0) {
       const what = have.size === 0 ? `there is no table ${db}.flows (and clickHouse.createSchema is false)` : `${db}.flows lacks the columns ${missing.join(', ')}`;
       throw new FlowaggError(CLICKHOUSE_SCHEMA, `ClickHouse at ${this.endpoint.url}: ${what}`, { context: { key: 'clickHouse.database' } });
     }
-    if (!caps.insertDeduplicationToken) return { deduplicates: false };
-    const engine = await this.#scalar(`SELECT engine_full FROM system.tables WHERE database = '${db}' AND name = 'flows'`);
-    return { deduplicates: engine.startsWith('Replicated') || /non_replicated_deduplication_window = [1-9]/.test(engine) };
+    if (caps.insertDeduplicationToken) {
+      const engine = await this.#scalar(`SELECT engine_full FROM system.tables WHERE database = ${sqlString(db)} AND name = 'flows'`);
+      this.#deduplication = engine.startsWith('Replicated') || /non_replicated_deduplication_window = [1-9]/.test(engine) ? 'token' : 'none';
+    } else {
+      this.#deduplication = have.has(BATCH_COLUMN) ? 'batch-column' : 'none';
+    }
+    return this.#deduplication;
   }
 
-  /** Inserts RowBinary rows; `token` makes a retry of the same batch a no-op where the table deduplicates. */
-  async insert(rows: Buffer, token: string | undefined, signal?: AbortSignal): Promise<void> {
+  /** Whether rows of batch `id` are in the table (batch-column deduplication; one insert is one atomic block). */
+  async hasBatch(id: string): Promise<boolean> {
+    return (await this.#scalar(`SELECT count() FROM \`${this.#config.database}\`.flows WHERE ${BATCH_COLUMN} = ${sqlString(id)}`)) !== '0';
+  }
+
+  /**
+   * Inserts RowBinary rows (written with the batch id column when the table deduplicates by it). With
+   * token deduplication the batch id is the insert's insert_deduplication_token.
+   */
+  async insert(rows: Buffer, batchId: string, signal?: AbortSignal): Promise<void> {
+    const columns: string[] = CLICKHOUSE_COLUMNS.map((c) => c.name);
+    if (this.#deduplication === 'batch-column') columns.push(BATCH_COLUMN);
     const result = await this.#client.exec({
-      query: this.#insertQuery,
+      query: `INSERT INTO \`${this.#config.database}\`.flows (${columns.join(', ')}) FORMAT RowBinary`,
       values: Readable.from([rows], { objectMode: false }),
-      ...(token !== undefined && { clickhouse_settings: { insert_deduplication_token: token } }),
+      ...(this.#deduplication === 'token' && { clickhouse_settings: { insert_deduplication_token: batchId } }),
       ...(signal && { abort_signal: signal }),
     });
     result.stream.resume();
