@@ -177,3 +177,51 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+export interface OutageSwitch {
+  down(): void;
+  up(): void;
+}
+
+/**
+ * Writes aggregatedRecord(0 .. total - 1) to `topic` (round robin over `partitions`) in ten sends a
+ * second apart, and takes the destination down for `downMs` after the third: records keep flowing
+ * while it is down. Resolves once everything is written and the destination is up again. `seen` gets
+ * every record written, for the expected totals.
+ */
+export async function flowThroughOutage(log: MessageLog, topic: string, partitions: number, total: number, outage: OutageSwitch, downMs: number, seen: (r: FlowRecord) => void): Promise<void> {
+  const chunks = 10;
+  let upAgain: Promise<void> = Promise.resolve();
+  for (let c = 0; c < chunks; c++) {
+    if (c === 3) {
+      outage.down();
+      upAgain = new Promise((resolve) => setTimeout(() => resolve(outage.up()), downMs));
+    }
+    const from = Math.floor((c * total) / chunks);
+    const records = Array.from({ length: Math.floor(((c + 1) * total) / chunks) - from }, (_, k) => aggregatedRecord(from + k));
+    records.forEach(seen);
+    await writeRecords(log, topic, records, (k) => (from + k) % partitions);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  await upAgain;
+}
+
+/**
+ * Polls `probe` every 250 ms until `done` holds (a probe that throws counts as not yet); fails after
+ * timeoutMs saying what it waited for and what it saw last.
+ */
+export async function eventually<T>(what: string, probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 180_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (done(v)) return v;
+      last = v;
+    } catch (err) {
+      last = `error: ${(err as Error).message}`;
+    }
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}; last: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

@@ -106,6 +106,9 @@ export class ClickHouseServer {
       database: 'default',
       request_timeout: config.requestTimeout,
       compression: { request: config.compress, response: config.compress },
+      // Servers before 23.11 close idle connections after 3 s; a busy event loop runs the client's idle
+      // timer late, so sockets are dropped well before and checked before each reuse.
+      keep_alive: { enabled: true, idle_socket_ttl: 1000, eagerly_destroy_stale_sockets: true },
       application: 'flowagg',
       log: { LoggerClass: clientLogger(logger), level: config.debug ? ClickHouseLogLevel.TRACE : ClickHouseLogLevel.WARN },
       ...(agent ? { http_agent: agent } : ca && this.endpoint.tls ? { tls: { ca_cert: ca } } : {}),
