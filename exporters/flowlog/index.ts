@@ -81,6 +81,7 @@ export function createFlowLogExporter(config: FlowLoggerConfig, deps: FlowLogDep
       } catch (err) {
         throw ioError('append to the flow log', err);
       }
+      if (result.skipped > 0) logger.info({ batch: batch.id, records: result.skipped }, 'records already in the log (delivered before a restart); not written again');
       metrics.lines.inc(lines.length - result.skipped);
       metrics.bytes.inc(result.bytes);
       metrics.filtered.inc(filtered);

@@ -6,11 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { test } from 'node:test';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { OutageProxy } from '../../integration-tests/harness/outage-proxy.js';
-import { s3ForTests, TEST_S3_CREDENTIALS } from '../../integration-tests/harness/s3.js';
+import { readBucketLines, s3ForTests, TEST_S3_CREDENTIALS } from '../../integration-tests/harness/s3.js';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
 import { topicsSchema } from '../../lib/log/topics.js';
 import { COUNTER_COLUMNS, S3_FIELDS } from '../row/columns.js';
@@ -22,21 +21,6 @@ import { createS3Exporter } from './index.js';
 
 const { endpoint, skip } = s3ForTests();
 const TOTAL = 100_000;
-
-/** Every line of every object of the bucket. */
-async function bucketLines(s3: S3Client, bucket: string): Promise<string[]> {
-  const lines: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ...(token && { ContinuationToken: token }) }));
-    for (const o of page.Contents ?? []) {
-      const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }));
-      lines.push(...gunzipSync(Buffer.from(await got.Body!.transformToByteArray())).toString('utf8').trimEnd().split('\n'));
-    }
-    token = page.NextContinuationToken;
-  } while (token !== undefined);
-  return lines;
-}
 
 test('S3 down for 30 s: every record arrives exactly once', { skip, timeout: 600_000 }, async () => {
   const s3 = new S3Client({ endpoint, region: 'us-west-2', forcePathStyle: true, credentials: TEST_S3_CREDENTIALS });
@@ -60,7 +44,7 @@ test('S3 down for 30 s: every record arrives exactly once', { skip, timeout: 600
     await eventually('every record delivered', async () => runner.stats().delivered, (n) => n >= TOTAL);
     await runner.stop();
 
-    const lines = await bucketLines(s3, bucket);
+    const lines = await readBucketLines(s3, bucket);
     assert.equal(lines.length, TOTAL, 'lines in the bucket');
     // Labels are quoted and hold commas: split on the commas outside single quotes.
     const fields = lines.map((l) => l.split(/,(?=(?:[^']*'[^']*')*[^']*$)/));

@@ -1,6 +1,8 @@
 // An S3-compatible server for the functional tests and benchmarks: S3_ENDPOINT from the environment (a
 // server someone already runs), else the local launcher infra/dev/s3 (moto's server, from PyPI). moto
 // takes any access key; the tests use TEST_S3_CREDENTIALS.
+import { gunzipSync } from 'node:zlib';
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { startDevServer } from './detached.js';
 
 export interface S3Service {
@@ -32,4 +34,21 @@ export function s3ForTests(): { endpoint: string; skip: false } | { endpoint: un
   if (endpoint) return { endpoint, skip: false };
   if (process.env.CI === 'true') throw new Error('S3_ENDPOINT is not set in CI: run the functional tests through `npm test`, which starts a server');
   return { endpoint: undefined, skip: 'S3_ENDPOINT is not set (`npm test` starts a server; or S3_ENDPOINT=$(infra/dev/s3 start))' };
+}
+
+/** Every line of every object of a bucket (gzip'ed objects unpacked), in key order. */
+export async function readBucketLines(s3: S3Client, bucket: string): Promise<string[]> {
+  const lines: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ...(token && { ContinuationToken: token }) }));
+    for (const o of page.Contents ?? []) {
+      const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }));
+      const bytes = Buffer.from(await got.Body!.transformToByteArray());
+      const text = (o.Key!.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
+      if (text !== '') lines.push(...text.trimEnd().split('\n'));
+    }
+    token = page.NextContinuationToken;
+  } while (token !== undefined);
+  return lines;
 }
