@@ -4,7 +4,9 @@
 import { type FlowRow } from '../row/flow-row.js';
 import { type FlowFilter, RULE_ACTIONS } from './config.js';
 
-export type RowPredicate = (row: FlowRow) => boolean;
+/** What a filter looks at: the two rule actions of a row (or of a record, for JSON lines). */
+export type RuleActions = Pick<FlowRow, 'ingressNetworkPolicyRuleAction' | 'egressNetworkPolicyRuleAction'>;
+export type RowPredicate = (row: RuleActions) => boolean;
 
 function actionSet(names: readonly (keyof typeof RULE_ACTIONS)[]): ReadonlySet<number> | undefined {
   return names.length === 0 ? undefined : new Set(names.map((n) => RULE_ACTIONS[n]));

@@ -35,4 +35,18 @@ describe('flow log exporter', () => {
     const exporter = createFlowLogExporter(flowLoggerSection.parse({ path: join(blocker, 'flows.log') }));
     await assert.rejects(exporter.start(), (err: unknown) => isFlowaggError(err, 'FLOWAGG_ERR_FLOWLOG_IO') && /flowLogger\.path/.test(err.message));
   });
+
+  it('writes JSON lines with the keys flowagg pipeline prints, filters applied', async () => {
+    const path = join(dir, 'json', 'flows.log');
+    const exporter = createFlowLogExporter(flowLoggerSection.parse({ path, recordFormat: 'json', filters: [{ ingressNetworkPolicyRuleActions: ['Reject'] }] }));
+    await exporter.start();
+    await exporter.deliver(batchOf(0, 0, 70), signal);
+    await exporter.stop();
+    const objects = readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(objects.length, 10); // every seventh record is denied at ingress
+    assert.equal(objects[0]!.sourceIPv4Address, '10.1.0.3');
+    assert.equal(objects[0]!.ingressNetworkPolicyRuleAction, 3);
+    assert.equal(objects[0]!.sourcePodName, 'client-3');
+    assert.equal(objects[0]!.octetDeltaCount, 3);
+  });
 });

@@ -1,5 +1,6 @@
 // The flow log exporter (`flowLogger` section, reference §3, §7.4): one line per record of
-// flows.processed, CSV with Antrea's 30 columns or JSON, into a file rotated by size (log-file.ts). A
+// flows.processed, CSV with Antrea's 30 columns or JSON (schemas/flow-record-json.ts: the keys
+// `flowagg pipeline` prints), into a file rotated by size (log-file.ts). A
 // batch is accepted once its lines are written and fsync'ed, and a batch delivered again after a crash
 // adds nothing twice (log-file.ts says how).
 //
@@ -11,6 +12,7 @@ import { FlowaggError, errorMessage } from '../../lib/errors.js';
 import { componentLogger, type Logger } from '../../lib/telemetry/logger.js';
 import { componentMetrics } from '../../lib/telemetry/metrics.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
+import { flowRecordToJson } from '../../schemas/flow-record-json.js';
 import { toFlowRow } from '../row/flow-row.js';
 import { type ExportBatch, type Exporter } from '../types.js';
 import { type FlowLoggerConfig } from './config.js';
@@ -97,11 +99,14 @@ export function createFlowLogExporter(config: FlowLoggerConfig, deps: FlowLogDep
 
 type LineOf = (record: FlowRecord, passes: ReturnType<typeof compileFilters>) => string | undefined;
 
+const action = (v: unknown): number => (typeof v === 'number' ? v : 0);
+
 function lineFormatter(config: FlowLoggerConfig): LineOf {
   if (config.recordFormat === 'JSON') {
-    throw new FlowaggError('FLOWAGG_ERR_CONFIG_INVALID', 'flowLogger.recordFormat: JSON is not available in this build of flowagg yet; use CSV', {
-      context: { key: 'flowLogger.recordFormat' },
-    });
+    return (record, passes) => {
+      const actions = { ingressNetworkPolicyRuleAction: action(record.ingressNetworkPolicyRuleAction), egressNetworkPolicyRuleAction: action(record.egressNetworkPolicyRuleAction) };
+      return passes(actions) ? JSON.stringify(flowRecordToJson(record)) + '\n' : undefined;
+    };
   }
   const csv = csvLineFormatter(config.prettyPrint);
   // The 30 columns have no clusterUUID.
