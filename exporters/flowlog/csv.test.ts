@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { toFlowRow } from '../row/flow-row.js';
+import { FLOW_LOG_FIELDS } from '../row/columns.js';
+import { type FlowRow, toFlowRow } from '../row/flow-row.js';
 import { aggregatedRecord, flowRecord } from '../testing.js';
 import { csvField, csvLineFormatter, prettyPolicyType, prettyProtocol, prettyRuleAction } from './csv.js';
 
@@ -13,6 +14,13 @@ describe('flow log CSV', () => {
         'deny-all,perf,rule-deny,Reject,AntreaNetworkPolicy,,,,,,,,\n',
     );
     assert.equal(line.split(',').length, 30);
+  });
+
+  it('prints the fields in the order of FLOW_LOG_FIELDS', () => {
+    // Every field of the row a value of its own, so that any field out of place shows.
+    const row = Object.fromEntries(Object.keys(toFlowRow(aggregatedRecord(0), '')).map((k, i) => [k, typeof toFlowRow(aggregatedRecord(0), '')[k as keyof FlowRow] === 'string' ? `s${i}` : 1000 + i])) as unknown as FlowRow;
+    const fields = csvLineFormatter(false)(row).trimEnd().split(',');
+    assert.deepEqual(fields, FLOW_LOG_FIELDS.map((name) => String(row[name])));
   });
 
   it('prints numbers without prettyPrint', () => {

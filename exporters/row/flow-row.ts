@@ -76,8 +76,11 @@ const COUNTER_ELEMENTS: ReadonlyMap<string, { readonly pen: number; readonly id:
   FLOW_RECORD_FIELDS.flatMap((f) => (f.kind === 'element' && f.ie.type === 'unsigned64' ? [[f.name, { pen: f.ie.pen, id: f.ie.id }] as const] : [])),
 );
 
-function counter(r: FlowRecord, name: string): Counter {
-  const v = r[name];
+// The helpers take the value read at the call site: a property load with a constant name stays
+// monomorphic there, where a load of r[name] inside one shared helper would not.
+
+/** An unsigned64 field's value; when the typed field is null, the value beyond 2^53 kept in extras. */
+function counter(v: unknown, r: FlowRecord, name: string): Counter {
   if (typeof v === 'number') return v;
   const ie = COUNTER_ELEMENTS.get(name);
   if (ie === undefined) return 0;
@@ -91,15 +94,8 @@ function counter(r: FlowRecord, name: string): Counter {
   return 0;
 }
 
-function num(r: FlowRecord, name: string): number {
-  const v = r[name];
-  return typeof v === 'number' ? v : 0;
-}
-
-function str(r: FlowRecord, name: string): string {
-  const v = r[name];
-  return typeof v === 'string' ? v : '';
-}
+const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function isZero(b: Buffer): boolean {
   for (const x of b) if (x !== 0) return false;
@@ -123,55 +119,55 @@ export function toFlowRow(r: FlowRecord, clusterUUID: string): FlowRow {
   return {
     flowStartSeconds: seconds(r.flowStartMilliseconds),
     flowEndSeconds: seconds(r.flowEndMilliseconds),
-    flowEndSecondsFromSourceNode: num(r, 'flowEndSecondsFromSourceNode'),
-    flowEndSecondsFromDestinationNode: num(r, 'flowEndSecondsFromDestinationNode'),
-    flowEndReason: num(r, 'flowEndReason'),
+    flowEndSecondsFromSourceNode: num(r.flowEndSecondsFromSourceNode),
+    flowEndSecondsFromDestinationNode: num(r.flowEndSecondsFromDestinationNode),
+    flowEndReason: num(r.flowEndReason),
     sourceIP: address(r.sourceIPv4Address, r.sourceIPv6Address, false),
     destinationIP: address(r.destinationIPv4Address, r.destinationIPv6Address, false),
     sourceTransportPort: r.sourceTransportPort ?? 0,
     destinationTransportPort: r.destinationTransportPort ?? 0,
     protocolIdentifier: r.protocolIdentifier ?? 0,
-    packetTotalCount: counter(r, 'packetTotalCount'),
-    octetTotalCount: counter(r, 'octetTotalCount'),
-    packetDeltaCount: counter(r, 'packetDeltaCount'),
-    octetDeltaCount: counter(r, 'octetDeltaCount'),
-    reversePacketTotalCount: counter(r, 'reversePacketTotalCount'),
-    reverseOctetTotalCount: counter(r, 'reverseOctetTotalCount'),
-    reversePacketDeltaCount: counter(r, 'reversePacketDeltaCount'),
-    reverseOctetDeltaCount: counter(r, 'reverseOctetDeltaCount'),
-    sourcePodName: str(r, 'sourcePodName'),
-    sourcePodNamespace: str(r, 'sourcePodNamespace'),
-    sourceNodeName: str(r, 'sourceNodeName'),
+    packetTotalCount: counter(r.packetTotalCount, r, 'packetTotalCount'),
+    octetTotalCount: counter(r.octetTotalCount, r, 'octetTotalCount'),
+    packetDeltaCount: counter(r.packetDeltaCount, r, 'packetDeltaCount'),
+    octetDeltaCount: counter(r.octetDeltaCount, r, 'octetDeltaCount'),
+    reversePacketTotalCount: counter(r.reversePacketTotalCount, r, 'reversePacketTotalCount'),
+    reverseOctetTotalCount: counter(r.reverseOctetTotalCount, r, 'reverseOctetTotalCount'),
+    reversePacketDeltaCount: counter(r.reversePacketDeltaCount, r, 'reversePacketDeltaCount'),
+    reverseOctetDeltaCount: counter(r.reverseOctetDeltaCount, r, 'reverseOctetDeltaCount'),
+    sourcePodName: str(r.sourcePodName),
+    sourcePodNamespace: str(r.sourcePodNamespace),
+    sourceNodeName: str(r.sourceNodeName),
     destinationPodName: r.destinationPodName ?? '',
-    destinationPodNamespace: str(r, 'destinationPodNamespace'),
-    destinationNodeName: str(r, 'destinationNodeName'),
+    destinationPodNamespace: str(r.destinationPodNamespace),
+    destinationNodeName: str(r.destinationNodeName),
     destinationClusterIP: address(r.destinationClusterIPv4, r.destinationClusterIPv6, true),
-    destinationServicePort: num(r, 'destinationServicePort'),
-    destinationServicePortName: str(r, 'destinationServicePortName'),
-    ingressNetworkPolicyName: str(r, 'ingressNetworkPolicyName'),
-    ingressNetworkPolicyNamespace: str(r, 'ingressNetworkPolicyNamespace'),
-    ingressNetworkPolicyRuleName: str(r, 'ingressNetworkPolicyRuleName'),
-    ingressNetworkPolicyRuleAction: num(r, 'ingressNetworkPolicyRuleAction'),
-    ingressNetworkPolicyType: num(r, 'ingressNetworkPolicyType'),
-    egressNetworkPolicyName: str(r, 'egressNetworkPolicyName'),
-    egressNetworkPolicyNamespace: str(r, 'egressNetworkPolicyNamespace'),
-    egressNetworkPolicyRuleName: str(r, 'egressNetworkPolicyRuleName'),
-    egressNetworkPolicyRuleAction: num(r, 'egressNetworkPolicyRuleAction'),
-    egressNetworkPolicyType: num(r, 'egressNetworkPolicyType'),
-    tcpState: str(r, 'tcpState'),
+    destinationServicePort: num(r.destinationServicePort),
+    destinationServicePortName: str(r.destinationServicePortName),
+    ingressNetworkPolicyName: str(r.ingressNetworkPolicyName),
+    ingressNetworkPolicyNamespace: str(r.ingressNetworkPolicyNamespace),
+    ingressNetworkPolicyRuleName: str(r.ingressNetworkPolicyRuleName),
+    ingressNetworkPolicyRuleAction: num(r.ingressNetworkPolicyRuleAction),
+    ingressNetworkPolicyType: num(r.ingressNetworkPolicyType),
+    egressNetworkPolicyName: str(r.egressNetworkPolicyName),
+    egressNetworkPolicyNamespace: str(r.egressNetworkPolicyNamespace),
+    egressNetworkPolicyRuleName: str(r.egressNetworkPolicyRuleName),
+    egressNetworkPolicyRuleAction: num(r.egressNetworkPolicyRuleAction),
+    egressNetworkPolicyType: num(r.egressNetworkPolicyType),
+    tcpState: str(r.tcpState),
     flowType: r.flowType ?? 0,
-    sourcePodLabels: str(r, 'sourcePodLabels'),
-    destinationPodLabels: str(r, 'destinationPodLabels'),
-    throughput: counter(r, 'throughput'),
-    reverseThroughput: counter(r, 'reverseThroughput'),
-    throughputFromSourceNode: counter(r, 'throughputFromSourceNode'),
-    throughputFromDestinationNode: counter(r, 'throughputFromDestinationNode'),
-    reverseThroughputFromSourceNode: counter(r, 'reverseThroughputFromSourceNode'),
-    reverseThroughputFromDestinationNode: counter(r, 'reverseThroughputFromDestinationNode'),
+    sourcePodLabels: str(r.sourcePodLabels),
+    destinationPodLabels: str(r.destinationPodLabels),
+    throughput: counter(r.throughput, r, 'throughput'),
+    reverseThroughput: counter(r.reverseThroughput, r, 'reverseThroughput'),
+    throughputFromSourceNode: counter(r.throughputFromSourceNode, r, 'throughputFromSourceNode'),
+    throughputFromDestinationNode: counter(r.throughputFromDestinationNode, r, 'throughputFromDestinationNode'),
+    reverseThroughputFromSourceNode: counter(r.reverseThroughputFromSourceNode, r, 'reverseThroughputFromSourceNode'),
+    reverseThroughputFromDestinationNode: counter(r.reverseThroughputFromDestinationNode, r, 'reverseThroughputFromDestinationNode'),
     clusterUUID,
-    egressName: str(r, 'egressName'),
-    egressIP: str(r, 'egressIP'),
-    egressNodeName: str(r, 'egressNodeName'),
+    egressName: str(r.egressName),
+    egressIP: str(r.egressIP),
+    egressNodeName: str(r.egressNodeName),
     destinationServiceIP: address(r.destinationServiceIPv4, r.destinationServiceIPv6, true),
   };
 }
