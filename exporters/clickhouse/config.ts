@@ -30,8 +30,8 @@ export const clickHouseSection = z
       .prefault({}),
     /** The CA file used when tls.caCert is true (where Antrea's chart mounts the clickhouse-ca Secret). */
     caCertPath: z.string().default('/etc/flow-aggregator/certs/clickhouse/ca.crt'),
-    /** A batch is inserted at the latest once it holds this many rows. */
-    maxBatchRows: z.number().int().min(1).max(1_000_000).default(50_000),
+    /** A batch is inserted at the latest once it holds this many rows. The runner holds up to three batches of decoded records (about 2 KB each) per partition. */
+    maxBatchRows: z.number().int().min(1).max(1_000_000).default(20_000),
     /** Create the database (other than `default`), the flows table and its views when they do not exist. */
     createSchema: z.boolean().default(true),
     /** Rows older than this are removed by the server (Theia's default, 12h), on servers that have TTL (19.6 and later); 0 keeps them. */
