@@ -19,7 +19,8 @@ import { type FlowLoggerConfig } from './config.js';
 import { csvLineFormatter } from './csv.js';
 import { FLOWLOG_IO } from './errors.js';
 import { compileFilters } from './filters.js';
-import { LogFile, type LogLine } from './log-file.js';
+import { LineBuffer } from '../row/line-buffer.js';
+import { LogFile } from './log-file.js';
 
 const DAY_MS = 86_400_000;
 
@@ -70,12 +71,12 @@ export function createFlowLogExporter(config: FlowLoggerConfig, deps: FlowLogDep
     },
     async deliver(batch: ExportBatch) {
       if (file === undefined) throw new FlowaggError('FLOWAGG_ERR_EXPORT_STATE', 'flow log exporter: deliver() before start()');
-      const lines: LogLine[] = [];
+      const lines = new LineBuffer();
       let filtered = 0;
       for (const { offset, record } of batch.records) {
         const text = line(record, passes);
         if (text === undefined) filtered++;
-        else lines.push({ offset, text });
+        else lines.push(offset, text);
       }
       let result;
       try {
@@ -84,7 +85,7 @@ export function createFlowLogExporter(config: FlowLoggerConfig, deps: FlowLogDep
         throw ioError('append to the flow log', err);
       }
       if (result.skipped > 0) logger.info({ batch: batch.id, records: result.skipped }, 'records already in the log (delivered before a restart); not written again');
-      metrics.lines.inc(lines.length - result.skipped);
+      metrics.lines.inc(lines.count - result.skipped);
       metrics.bytes.inc(result.bytes);
       metrics.filtered.inc(filtered);
       metrics.skipped.inc(result.skipped);

@@ -6,7 +6,8 @@ import { gunzipSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
 import { componentLogger } from '../../lib/telemetry/logger.js';
 import { backupName, listBackups, millBackups } from './backups.js';
-import { LogFile, type LogLine, statePath } from './log-file.js';
+import { LineBuffer } from '../row/line-buffer.js';
+import { LogFile, statePath } from './log-file.js';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -18,8 +19,12 @@ function tempLog(): string {
 }
 
 const logger = componentLogger('test');
-const lines = (from: number, to: number, width = 10): LogLine[] =>
-  Array.from({ length: to - from }, (_, i) => ({ offset: from + i, text: `${String(from + i).padStart(width - 1, '0')}\n` }));
+const texts = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => String(from + i).padStart(9, '0'));
+function lines(from: number, to: number): LineBuffer {
+  const b = new LineBuffer();
+  texts(from, to).forEach((t, i) => b.push(from + i, `${t}\n`));
+  return b;
+}
 
 function open(path: string, over: Partial<Parameters<typeof LogFile.open>[0]> = {}) {
   let t = Date.parse('2026-12-01T10:00:00.000Z');
@@ -57,7 +62,7 @@ describe('flow log file', () => {
     assert.equal(backups.length, 2);
     assert.match(backups[0]!.path, /flows-2026-12-01T10-00-\d\d\.\d{3}\.log$/);
     for (const b of backups) assert.equal(statSync(b.path).size, 1000);
-    assert.deepEqual(await everything(path), lines(0, 250).map((l) => l.text.trimEnd()));
+    assert.deepEqual(await everything(path), texts(0, 250));
   });
 
   it('keeps maxBackups rotated files, gzip-compressed', async () => {
@@ -69,7 +74,7 @@ describe('flow log file', () => {
     assert.equal(backups.length, 2);
     assert.ok(backups.every((b) => b.compressed && b.path.endsWith('.log.gz')));
     // The newest two backups and the current file hold the last 300 lines.
-    assert.deepEqual(await everything(path), lines(200, 500).map((l) => l.text.trimEnd()));
+    assert.deepEqual(await everything(path), texts(200, 500));
   });
 
   it('removes rotated files older than maxAge', async () => {
@@ -94,7 +99,7 @@ describe('flow log file', () => {
     assert.equal(g.size, 100);
     await g.append('t/0', lines(10, 20), 20);
     await g.close();
-    assert.deepEqual(await everything(path), lines(0, 20).map((l) => l.text.trimEnd()));
+    assert.deepEqual(await everything(path), texts(0, 20));
   });
 
   it('skips the records of a redelivered batch that are already in the log', async () => {
@@ -108,7 +113,7 @@ describe('flow log file', () => {
     await g.close();
     assert.equal(again.skipped, 10);
     assert.equal(overlap.skipped, 5);
-    assert.deepEqual(await everything(path), lines(0, 15).map((l) => l.text.trimEnd()));
+    assert.deepEqual(await everything(path), texts(0, 15));
   });
 
   it('after a crash between a rotation and its record, starts the new file empty and loses nothing', async () => {
@@ -121,7 +126,7 @@ describe('flow log file', () => {
     assert.equal(g.size, 0);
     await g.append('t/0', lines(50, 60), 60);
     await g.close();
-    assert.deepEqual(await everything(path), lines(0, 60).map((l) => l.text.trimEnd()));
+    assert.deepEqual(await everything(path), texts(0, 60));
     assert.equal(readdirSync(join(path, '..')).filter((n) => n.endsWith('.tmp')).length, 0);
   });
 });

@@ -12,6 +12,7 @@ import { type FileHandle, open, readFile, rename, stat, truncate } from 'node:fs
 import { basename, dirname, join } from 'node:path';
 import { fsyncDir, writeFileAtomic } from '../../lib/log/embedded/fs-util.js';
 import { type Logger } from '../../lib/telemetry/logger.js';
+import { type LineBuffer } from '../row/line-buffer.js';
 import { type BackupPolicy, backupName, millBackups } from './backups.js';
 
 interface State {
@@ -25,12 +26,6 @@ export interface LogFileOptions extends BackupPolicy {
   readonly maxBytes: number;
   readonly logger: Logger;
   readonly now?: () => number;
-}
-
-/** One line of a batch and the offset of the record it came from. */
-export interface LogLine {
-  readonly offset: number;
-  readonly text: string;
 }
 
 export interface AppendResult {
@@ -91,40 +86,39 @@ export class LogFile {
    * Appends the lines of the records of `partitionKey` up to `endOffset` (exclusive; filtered-out records
    * leave no line but count), skipping those already in the log. Appends are serialised.
    */
-  append(partitionKey: string, lines: readonly LogLine[], endOffset: number): Promise<AppendResult> {
+  append(partitionKey: string, lines: LineBuffer, endOffset: number): Promise<AppendResult> {
     const run = this.#queue.then(() => this.#append(partitionKey, lines, endOffset));
     this.#queue = run.catch(() => {});
     return run;
   }
 
-  async #append(key: string, lines: readonly LogLine[], endOffset: number): Promise<AppendResult> {
+  async #append(key: string, lines: LineBuffer, endOffset: number): Promise<AppendResult> {
     const done = this.#state.next[key] ?? -1;
-    if (endOffset <= done) return { skipped: lines.length, bytes: 0, rotations: 0 };
-    const fresh = done < 0 ? lines : lines.filter((l) => l.offset >= done);
+    if (endOffset <= done) return { skipped: lines.count, bytes: 0, rotations: 0 };
+    // Lines are in offset order: those already in the log are a prefix.
+    let first = 0;
+    while (first < lines.count && lines.offset(first) < done) first++;
     let bytes = 0;
     let rotations = 0;
-    let chunk = '';
-    let chunkBytes = 0;
-    const flush = async (next: number) => {
-      if (chunkBytes > 0) await this.#write(Buffer.from(chunk, 'utf8'));
-      bytes += chunkBytes;
-      chunk = '';
-      chunkBytes = 0;
+    let from = first;
+    const flush = async (to: number, next: number) => {
+      const data = lines.bytes(from, to);
+      if (data.length > 0) await this.#write(data);
+      bytes += data.length;
+      from = to;
       this.#state.next[key] = next;
       this.#saveState();
     };
-    for (const line of fresh) {
-      const n = Buffer.byteLength(line.text, 'utf8');
-      if (this.#state.size + chunkBytes + n > this.#opts.maxBytes && this.#state.size + chunkBytes > 0) {
-        await flush(line.offset);
+    for (let i = first; i < lines.count; i++) {
+      const pending = lines.start(i + 1) - lines.start(from);
+      if (this.#state.size + pending > this.#opts.maxBytes && this.#state.size + lines.start(i) - lines.start(from) > 0) {
+        await flush(i, lines.offset(i));
         await this.#rotate();
         rotations++;
       }
-      chunk += line.text;
-      chunkBytes += n;
     }
-    await flush(endOffset);
-    return { skipped: lines.length - fresh.length, bytes, rotations };
+    await flush(lines.count, endOffset);
+    return { skipped: first, bytes, rotations };
   }
 
   async #write(data: Buffer): Promise<void> {

@@ -19,6 +19,7 @@ import { componentMetrics } from '../../lib/telemetry/metrics.js';
 import { notDelivered } from '../errors.js';
 import { type ClusterUuidSource, resolveClusterUuid } from '../row/cluster-uuid.js';
 import { toFlowRow } from '../row/flow-row.js';
+import { LineBuffer } from '../row/line-buffer.js';
 import { type ExportBatch, type Exporter } from '../types.js';
 import { regionOf, type S3UploaderConfig } from './config.js';
 import { s3CsvLine } from './csv.js';
@@ -82,9 +83,10 @@ export function createS3Exporter(config: S3UploaderConfig, deps: S3Deps = {}): E
     },
     async deliver(batch: ExportBatch, signal: AbortSignal) {
       const timeInserted = Math.floor(now() / 1000);
-      let csv = '';
-      for (const { record } of batch.records) csv += s3CsvLine(toFlowRow(record, clusterUuid), timeInserted);
-      const body = config.compress ? await gzipAsync(csv) : Buffer.from(csv, 'utf8');
+      const lines = new LineBuffer();
+      for (const { offset, record } of batch.records) lines.push(offset, s3CsvLine(toFlowRow(record, clusterUuid), timeInserted));
+      const csv = lines.bytes(0, lines.count);
+      const body = config.compress ? await gzipAsync(csv) : Buffer.from(csv);
       const key = objectKey(config, batch);
       try {
         await client.send(new PutObjectCommand({ Bucket: config.bucketName, Key: key, Body: body, ContentType: 'text/csv' }), { abortSignal: signal });
