@@ -11,3 +11,14 @@ export function canonicalIp(text: string): string | undefined {
   if (s.includes(':') && parseIpv6Into(s, scratch, 0)) return formatIpv6(scratch, 0);
   return undefined;
 }
+
+/** The IPv4 address in `text` as an unsigned 32-bit number, or undefined when it is not dotted IPv4. */
+export function ipv4Number(text: string): number | undefined {
+  if (!parseIpv4Into(text, scratch, 0)) return undefined;
+  return ((scratch[0]! << 24) | (scratch[1]! << 16) | (scratch[2]! << 8) | scratch[3]!) >>> 0;
+}
+
+/** How the store keys a Pod IP: IPv4 as its number, IPv6 as its canonical text. */
+export function ipKey(canonical: string): string | number {
+  return ipv4Number(canonical) ?? canonical;
+}

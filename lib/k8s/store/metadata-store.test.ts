@@ -32,6 +32,8 @@ describe('MetadataStore', () => {
     s.expire(deletedAt + 5 * MIN);
     assert.equal(s.podByIp('10.0.0.5', deletedAt - 1), undefined, 'forgotten 5 minutes after its deletion');
     assert.equal(s.podByIp('10.0.0.5', T0 + 3 * MIN)?.name, 'b');
+    assert.equal(s.podByIpv4(0x0a000005, T0 + 3 * MIN)?.name, 'b', 'the same lookup from the address as a number');
+    assert.equal(s.podByIpv4(0x0a000006, T0 + 3 * MIN), undefined);
     assert.deepEqual(s.counts('Pod'), { live: 1, deleted: 0 });
   });
 

@@ -2,6 +2,7 @@
 // events carry their times, and expiry runs when the caller says what time it is, so a test (or the
 // inventory, which keeps history for replays and never expires it) decides.
 import { type MetadataLookups, type NodeInfo, type PodInfo, type ServiceInfo } from '../metadata.js';
+import { ipKey } from '../ip.js';
 import { type MetadataEvent, type ObjectKind, objectId, objectName } from './events.js';
 import { TimedIndex } from './timed-index.js';
 
@@ -50,7 +51,7 @@ export class MetadataStore implements MetadataLookups {
     switch (o.kind) {
       case 'Pod':
         if (o.hostNetwork) return;
-        this.#pods.upsert(id, objectName(o), o.ips, o.info, o.createdMs, event.timeMs);
+        this.#pods.upsert(id, objectName(o), o.ips.map(ipKey), o.info, o.createdMs, event.timeMs);
         return;
       case 'Node':
         this.#nodes.upsert(id, objectName(o), [o.info.name], o.info, -Infinity, event.timeMs);
@@ -74,10 +75,11 @@ export class MetadataStore implements MetadataLookups {
   }
 
   podByIp(ip: string, timeMs: number): PodInfo | undefined {
-    const pod = this.#pods.at(ip, timeMs, this.#tolerance);
-    if (pod === undefined) this.podMisses++;
-    else this.podHits++;
-    return pod;
+    return this.#countLookup(this.#pods.at(ipKey(ip), timeMs, this.#tolerance));
+  }
+
+  podByIpv4(address: number, timeMs: number): PodInfo | undefined {
+    return this.#countLookup(this.#pods.at(address, timeMs, this.#tolerance));
   }
 
   nodeByName(name: string): NodeInfo | undefined {
@@ -90,6 +92,12 @@ export class MetadataStore implements MetadataLookups {
 
   clusterUuid(): string | undefined {
     return this.#clusterUuid;
+  }
+
+  #countLookup(pod: PodInfo | undefined): PodInfo | undefined {
+    if (pod === undefined) this.podMisses++;
+    else this.podHits++;
+    return pod;
   }
 
   #index(kind: ObjectKind): TimedIndex<unknown> {

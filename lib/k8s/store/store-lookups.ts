@@ -9,6 +9,10 @@ export abstract class StoreLookups implements MetadataLookups {
     return this.store.podByIp(ip, timeMs);
   }
 
+  podByIpv4(address: number, timeMs: number): PodInfo | undefined {
+    return this.store.podByIpv4(address, timeMs);
+  }
+
   nodeByName(name: string): NodeInfo | undefined {
     return this.store.nodeByName(name);
   }

@@ -3,12 +3,16 @@
 // findable for `retentionMs` after its deletion, then goes, so memory is bounded by the live objects plus
 // the deletions of the last retention period.
 // Deletions expire in the order they happened, from a FIFO queue, so expiry costs O(1) per object.
+// Keys are strings or numbers (a Map finds a number several times faster than a string: Pods' IPv4
+// addresses are kept as numbers for that).
+
+type Key = string | number;
 
 interface Entry<T> {
   readonly id: string;
   name: string;
   value: T;
-  keys: readonly string[];
+  keys: readonly Key[];
   createdMs: number;
   deletedMs: number | undefined;
 }
@@ -17,7 +21,7 @@ export class TimedIndex<T> {
   readonly #byId = new Map<string, Entry<T>>();
   /** Live objects by namespace/name: a new id under a known name means the old object is gone. */
   readonly #liveByName = new Map<string, Entry<T>>();
-  readonly #byKey = new Map<string, Entry<T>[]>();
+  readonly #byKey = new Map<Key, Entry<T>[]>();
   /** Deleted entries in deletion order, with the deletion time they were queued at. */
   #expiry: { entry: Entry<T>; deletedMs: number }[] = [];
   #expiryHead = 0;
@@ -33,7 +37,7 @@ export class TimedIndex<T> {
     return this.#deleted;
   }
 
-  upsert(id: string, name: string, keyList: readonly string[], value: T, createdMs: number, timeMs: number): void {
+  upsert(id: string, name: string, keyList: readonly Key[], value: T, createdMs: number, timeMs: number): void {
     const keys = [...new Set(keyList)];
     const sameName = this.#liveByName.get(name);
     if (sameName !== undefined && sameName.id !== id) this.delete(sameName.id, timeMs);
@@ -88,7 +92,7 @@ export class TimedIndex<T> {
    * The value whose span is nearest `timeMs` within `toleranceMs`: one whose span contains it if any,
    * else the one whose creation or deletion lies closest. Ties go to the object created last.
    */
-  at(key: string, timeMs: number, toleranceMs: number): T | undefined {
+  at(key: Key, timeMs: number, toleranceMs: number): T | undefined {
     const entries = this.#byKey.get(key);
     if (entries === undefined) return undefined;
     let best: Entry<T> | undefined;
@@ -106,7 +110,7 @@ export class TimedIndex<T> {
   }
 
   /** The live value under `key`, else the one deleted last. */
-  latest(key: string): T | undefined {
+  latest(key: Key): T | undefined {
     const entries = this.#byKey.get(key);
     if (entries === undefined) return undefined;
     let best: Entry<T> | undefined;
@@ -117,13 +121,13 @@ export class TimedIndex<T> {
     return best?.value;
   }
 
-  #addKey(key: string, entry: Entry<T>): void {
+  #addKey(key: Key, entry: Entry<T>): void {
     const list = this.#byKey.get(key);
     if (list === undefined) this.#byKey.set(key, [entry]);
     else list.push(entry);
   }
 
-  #removeKey(key: string, entry: Entry<T>): void {
+  #removeKey(key: Key, entry: Entry<T>): void {
     const list = this.#byKey.get(key);
     if (list === undefined) return;
     const i = list.indexOf(entry);
