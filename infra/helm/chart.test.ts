@@ -65,6 +65,13 @@ describe('Helm chart', () => {
     });
   }
 
+  it('passes helm lint --strict with every value set', () => {
+    for (const file of valueSets) {
+      const r = spawnSync(helm, ['lint', CHART, '--strict', '--kube-version', KUBE_VERSION, '-f', join(CHART, 'ci', file)], { encoding: 'utf8' });
+      assert.equal(r.status, 0, `${file}:\n${r.stdout}${r.stderr}`);
+    }
+  });
+
   it('catches a manifest the schemas refuse', async () => {
     const [deployment] = renderOk([]).filter((m) => m.kind === 'Deployment');
     podSpec(deployment).containers[0].ports[0].containerPort = 'http';
