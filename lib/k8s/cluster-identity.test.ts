@@ -40,7 +40,9 @@ function goObservationDomainIds(uuids: readonly string[]): number[] {
   writeFileSync(join(dir, 'main.go'), GO_PROGRAM);
   let out: string;
   try {
-    out = execFileSync('go', ['run', join(dir, 'main.go'), ...uuids], { cwd: dir, encoding: 'utf8', env: { ...process.env, GO111MODULE: 'off' } });
+    // /usr/local/go/bin is where the Go toolchain of these machines lives, on PATH or not.
+    const env = { ...process.env, GO111MODULE: 'off', PATH: `${process.env.PATH ?? ''}:/usr/local/go/bin` };
+    out = execFileSync('go', ['run', join(dir, 'main.go'), ...uuids], { cwd: dir, encoding: 'utf8', env });
   } catch (err) {
     throw new Error(`this test needs Go (hash/fnv computes the reference values): ${(err as Error).message}`);
   }
