@@ -21,6 +21,8 @@ export const topicsSchema = z
     processorState: topicName.default('processor.state'),
     /** UDP templates shared by ingest replicas (compacted). */
     templates: topicName.default('ipfix.templates'),
+    /** The range of the batch each exporter group is delivering, per partition (compacted; docs/exporters.md). */
+    exportBatches: topicName.default('exporter.batches'),
   })
   .prefault({});
 
