@@ -3,21 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { main } from '../main.js';
-
-async function capture(argv: string[]): Promise<{ code: number; stderr: string }> {
-  const write = process.stderr.write.bind(process.stderr);
-  let stderr = '';
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    return { code: await main(argv), stderr };
-  } finally {
-    process.stderr.write = write;
-  }
-}
+import { runCaptured as capture } from '../testing.js';
 
 test('flowagg ingest and run report every problem of a bad configuration file with its key, and exit 1', async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'flowagg-cli-')), 'bad.yaml');

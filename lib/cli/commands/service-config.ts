@@ -7,6 +7,7 @@ import { port } from '../../config/types.js';
 import { kubernetesSection } from '../../k8s/config.js';
 import { logConfigSchema } from '../../log/config.js';
 import { ingestConfigShape, refineIngestConfig } from '../../../ingest/config.js';
+import { flowCollectorSection, modeSchema } from '../../../exporters/ipfix/config.js';
 
 export const apiServerSection = z
   .strictObject({
@@ -20,6 +21,11 @@ export const apiServerSection = z
 export const serviceConfigSchema = z
   .strictObject({
     ...ingestConfigShape,
+    /** Antrea's mode: what the processor writes to flows.processed, and so the IPFIX exporter's template. */
+    mode: modeSchema.default('Aggregate'),
+    /** Antrea's clusterID, the clusterId element of IPFIX exports; "" = the cluster UUID. */
+    clusterID: z.string().default(''),
+    flowCollector: flowCollectorSection,
     log: logConfigSchema.prefault({}),
     apiServer: apiServerSection,
     kubernetes: kubernetesSection,
