@@ -10,7 +10,7 @@ import { clickHouseEnv, startClickHouse } from '../integration-tests/harness/cli
 import { startKafka } from '../integration-tests/harness/kafka.js';
 import { startS3 } from '../integration-tests/harness/s3.js';
 
-const ROOTS = ['lib', 'schemas', 'ingest', 'processor', 'exporters', 'integration-tests', 'bench', 'scripts'];
+const ROOTS = ['lib', 'schemas', 'ingest', 'processor', 'exporters', 'integration-tests', 'bench', 'scripts', 'infra'];
 
 function findTests(dir: string, out: string[]): string[] {
   for (const name of readdirSync(dir)) {

@@ -2,7 +2,7 @@
 // CH_PASSWORD, the cluster UUID from the cluster when running in a Pod.
 import { type ServiceConfig } from '../../lib/cli/commands/service-config.js';
 import { type ExporterModule } from '../registry.js';
-import { inClusterUuid } from '../row/in-cluster.js';
+import { clusterUuidSource } from '../row/in-cluster.js';
 import { createClickHouseExporter } from './index.js';
 
 export const clickHouseExporterModule: ExporterModule<ServiceConfig> = {
@@ -10,7 +10,7 @@ export const clickHouseExporterModule: ExporterModule<ServiceConfig> = {
   section: 'clickHouse',
   enabled: (c) => c.clickHouse.enable,
   create: (c, deps) => {
-    const clusterUuid = inClusterUuid();
+    const clusterUuid = clusterUuidSource(c.kubernetes);
     return createClickHouseExporter(c.clickHouse, { ...(clusterUuid && { clusterUuid }), ...(deps.logger && { logger: deps.logger }) });
   },
 };

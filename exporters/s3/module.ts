@@ -2,7 +2,7 @@
 // cluster UUID from the cluster when running in a Pod.
 import { type ServiceConfig } from '../../lib/cli/commands/service-config.js';
 import { type ExporterModule } from '../registry.js';
-import { inClusterUuid } from '../row/in-cluster.js';
+import { clusterUuidSource } from '../row/in-cluster.js';
 import { createS3Exporter } from './index.js';
 
 export const s3ExporterModule: ExporterModule<ServiceConfig> = {
@@ -10,7 +10,7 @@ export const s3ExporterModule: ExporterModule<ServiceConfig> = {
   section: 's3Uploader',
   enabled: (c) => c.s3Uploader.enable,
   create: (c, deps) => {
-    const clusterUuid = inClusterUuid();
+    const clusterUuid = clusterUuidSource(c.kubernetes);
     return createS3Exporter(c.s3Uploader, { ...(clusterUuid && { clusterUuid }), ...(deps.logger && { logger: deps.logger }) });
   },
 };

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { ApiException, CoreV1Api, makeInformer, type V1ConfigMap, type V1Node } from '@kubernetes/client-node';
 import { FakeKubeApiServer, kubeConfigFor } from './testing.js';
 
-async function until(what: string, predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+/** Waits for the event a test expects; the bound only decides how long a failing test takes to say so. */
+async function until(what: string, predicate: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -80,7 +81,8 @@ describe('fake Kubernetes API server', () => {
     await informer.start();
     try {
       await until('initial list', () => seen.length === 1);
-      await until('watch open', () => fake.count({ watch: true, plural: 'configmaps' }) === 1);
+      // Registered, not merely requested: ending a watch whose headers are still on the way ends nothing.
+      await until('watch open', () => fake.openWatches('configmaps') === 1);
       const [exporters] = fake.seed('configmaps', configMap('exporters', { v: '1' }), configMap('elsewhere', { v: 'x' }, 'other'));
       await api.replaceNamespacedConfigMap({ name: 'exporters', namespace: 'flows', body: { ...exporters!, data: { v: '2' } } });
       fake.remove('configmaps', 'flows', 'old');
@@ -110,13 +112,17 @@ describe('fake Kubernetes API server', () => {
     informer.on('delete', (o) => deleted.push(o.metadata!.name!));
     await informer.start();
     try {
-      await until('watch open', () => fake.requests.some((r) => r.watch && r.namespace === 'gone'));
+      await until('watch open', () => fake.openWatches('configmaps') === 1);
       const lists = fake.count({ method: 'GET', namespace: 'gone', watch: false });
       fake.closeWatches();
       fake.remove('configmaps', 'gone', 'drop');
       fake.compact();
-      await until('relist', () => fake.count({ method: 'GET', namespace: 'gone', watch: false }) === lists + 1);
       await until('delete seen through the relist', () => deleted.length === 1);
+      await until('watching again from the relist', () => fake.openWatches('configmaps') === 1);
+      // Exactly one relist: the watch from the relist's resourceVersion is served, not refused again.
+      assert.equal(fake.count({ method: 'GET', namespace: 'gone', watch: false }), lists + 1);
+      // Ended by the server, refused with 410, open (no status before it ends).
+      assert.deepEqual(fake.requests.filter((r) => r.watch && r.namespace === 'gone').map((r) => r.status), [200, 410, undefined]);
       assert.deepEqual(deleted, ['drop']);
       assert.deepEqual(informer.list('gone').map((o) => o.metadata!.name), ['keep']);
     } finally {

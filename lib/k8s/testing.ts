@@ -94,7 +94,7 @@ export class FakeKubeApiServer {
   private readonly watchers = new Set<Watcher>();
   private readonly interceptors: Interceptor[] = [];
   private revision = 0;
-  /** Watches from a resourceVersion below this get 410 Gone. */
+  /** Watches from a resourceVersion below this get 410 Gone: the events after it are no longer all kept. */
   private oldestResumable = 0;
   private server: Server | undefined;
   private port = 0;
@@ -162,16 +162,28 @@ export class FakeKubeApiServer {
     return this.revision;
   }
 
+  /**
+   * Watches registered and receiving events, of one kind or all. A recorded watch request is not yet
+   * one of them (its headers may still be on the way), so tests that end watches wait for this.
+   */
+  openWatches(plural?: string): number {
+    return [...this.watchers].filter((w) => plural === undefined || w.resource.plural === plural).length;
+  }
+
   /** Ends every open watch, as an API server does when a watch times out; clients resume from their resourceVersion. */
   closeWatches(): void {
     for (const w of this.watchers) w.res.end();
     this.watchers.clear();
   }
 
-  /** Forgets the event history, so a watch resuming from any current resourceVersion gets 410 Gone and must relist. */
+  /**
+   * Forgets the event history, as etcd's compaction does: a watch resuming from an older resourceVersion
+   * gets 410 Gone and must relist. A watch from the current one misses nothing and is served, so the
+   * client's relist ends the 410s (refusing it too would make every informer relist forever).
+   */
   compact(): void {
     this.history.length = 0;
-    this.oldestResumable = this.revision + 1;
+    this.oldestResumable = this.revision;
   }
 
   async stop(): Promise<void> {

@@ -15,13 +15,14 @@ function getOrCreate<T>(name: string, make: () => T): T {
 export function componentMetrics(component: string) {
   const prefix = `flowagg_${component}_`;
   return {
-    counter<L extends string>(name: string, help: string, labelNames: LabelNames<L> = [] as const) {
+    /** `collect`, when given, runs at each scrape to bring the metric up to date (values read from elsewhere). */
+    counter<L extends string>(name: string, help: string, labelNames: LabelNames<L> = [] as const, collect?: (this: Counter<L>) => void) {
       const full = prefix + name;
-      return getOrCreate(full, () => new Counter<L>({ name: full, help, labelNames, registers: [registry] }));
+      return getOrCreate(full, () => new Counter<L>({ name: full, help, labelNames, registers: [registry], ...(collect && { collect }) }));
     },
-    gauge<L extends string>(name: string, help: string, labelNames: LabelNames<L> = [] as const) {
+    gauge<L extends string>(name: string, help: string, labelNames: LabelNames<L> = [] as const, collect?: (this: Gauge<L>) => void) {
       const full = prefix + name;
-      return getOrCreate(full, () => new Gauge<L>({ name: full, help, labelNames, registers: [registry] }));
+      return getOrCreate(full, () => new Gauge<L>({ name: full, help, labelNames, registers: [registry], ...(collect && { collect }) }));
     },
     histogram<L extends string>(name: string, help: string, labelNames: LabelNames<L> = [] as const, buckets?: number[]) {
       const full = prefix + name;

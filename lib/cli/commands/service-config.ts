@@ -4,6 +4,7 @@
 // yet (processor, exporters) join this schema as they land.
 import { z } from 'zod';
 import { port } from '../../config/types.js';
+import { kubernetesSection } from '../../k8s/config.js';
 import { logConfigSchema } from '../../log/config.js';
 import { ingestConfigShape, refineIngestConfig } from '../../../ingest/config.js';
 import { flowCollectorSection, modeSchema } from '../../../exporters/ipfix/config.js';
@@ -33,6 +34,7 @@ export const serviceConfigSchema = z
     flowLogger: flowLoggerSection,
     log: logConfigSchema.prefault({}),
     apiServer: apiServerSection,
+    kubernetes: kubernetesSection,
   })
   .superRefine(refineIngestConfig);
 

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { loadConfig } from '../config/load.js';
+import { serviceConfigSchema } from '../cli/commands/service-config.js';
+import { kubernetesSection, resolveSourceKind } from './config.js';
+import { InformerMetadataSource, InventoryMetadataSource, openMetadataSource } from './index.js';
+import { FakeKubeApiServer, kubeConfigFor } from './testing.js';
+
+describe('kubernetes configuration section', () => {
+  it('defaults to Antrea\'s namespace and sync timeout, and to the API server only inside a Pod', () => {
+    const c = kubernetesSection.parse(undefined);
+    assert.deepEqual(c, { enable: 'auto', antreaNamespace: 'kube-system', syncTimeout: 30_000, deletedRetention: 300_000, clockSkewTolerance: 5000 });
+    assert.equal(resolveSourceKind(c, {}), 'none');
+    assert.equal(resolveSourceKind(c, { KUBERNETES_SERVICE_HOST: '10.96.0.1' }), 'informers');
+    assert.equal(resolveSourceKind(kubernetesSection.parse({ kubeconfig: '/k' }), {}), 'informers');
+    assert.equal(resolveSourceKind(kubernetesSection.parse({ enable: true }), {}), 'informers');
+    assert.equal(resolveSourceKind(kubernetesSection.parse({ enable: false }), { KUBERNETES_SERVICE_HOST: '10.96.0.1' }), 'none');
+    assert.equal(resolveSourceKind(kubernetesSection.parse({ inventory: 'inv.yaml' }), { KUBERNETES_SERVICE_HOST: '10.96.0.1' }), 'inventory');
+  });
+
+  it('is part of the service configuration, with messages naming the key', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'flowagg.yaml');
+    writeFileSync(file, 'kubernetes:\n  enable: true\n  inventory: inv.yaml\n  syncTimeout: soon\n  antreaNamespace: ""\n');
+    assert.throws(
+      () => loadConfig(serviceConfigSchema, { file, env: {} }),
+      (err: Error) =>
+        /kubernetes\.syncTimeout: "soon" is not a duration/.test(err.message) && /kubernetes\.antreaNamespace:/.test(err.message),
+    );
+    writeFileSync(file, 'kubernetes:\n  enable: true\n  inventory: inv.yaml\n');
+    assert.throws(() => loadConfig(serviceConfigSchema, { file, env: {} }), /kubernetes\.enable: enable: true asks for the API server, and inventory for a file/);
+    const ok = loadConfig(serviceConfigSchema, { env: { FLOWAGG_CFG_KUBERNETES_SYNCTIMEOUT: '10s' } });
+    assert.equal(ok.kubernetes.syncTimeout, 10_000);
+  });
+
+  it('opens the source it names', async () => {
+    assert.equal(openMetadataSource(kubernetesSection.parse({}), { env: {} }), undefined);
+    const dir = mkdtempSync(join(tmpdir(), 'inv-'));
+    writeFileSync(join(dir, 'inv.yaml'), 'pods: [{ namespace: a, name: p, ips: [10.0.0.1] }]\n');
+    const inv = openMetadataSource(kubernetesSection.parse({ inventory: join(dir, 'inv.yaml') }), { env: {} });
+    assert.ok(inv instanceof InventoryMetadataSource);
+    assert.equal(inv.podByIp('10.0.0.1', 0)?.name, 'p');
+    const fake = await FakeKubeApiServer.start();
+    try {
+      fake.seed('nodes', { metadata: { name: 'n1' } });
+      const source = openMetadataSource(kubernetesSection.parse({ enable: true }), { env: {}, kubeConfig: kubeConfigFor(fake) });
+      assert.ok(source instanceof InformerMetadataSource);
+      await source.ready();
+      assert.equal(source.nodeByName('n1')?.name, 'n1');
+      await source.close();
+    } finally {
+      await fake.stop();
+    }
+  });
+});
