@@ -52,14 +52,12 @@ export async function exportThroughCrashes(opts: {
     const seed = Number(process.env.FLOWAGG_CRASH_SEED ?? Date.now() % 1_000_000);
     const { delaysMs, logs } = await crashLoop(argv, 'exporter started', { kills: opts.kills ?? 10, maxDelayMs: 1500, seed, ...(opts.env && { env: opts.env }) });
     const last = startFlowagg(argv, 'exporter started', opts.env);
-    try {
-      await last.ready;
-      await eventually(`every record at the ${opts.kind} destination (seed ${seed})`, opts.delivered, (d) => d.distinct >= opts.total);
-    } finally {
-      last.process.kill('SIGTERM');
-      const { code } = await last.exited;
-      if (code !== 0) throw new Error(`flowagg export ${opts.kind} exited ${code} on SIGTERM:\n${last.stderr().slice(-4000)}`);
-    }
+    const drained = last.ready.then(() => eventually(`every record at the ${opts.kind} destination (seed ${seed})`, opts.delivered, (d) => d.distinct >= opts.total));
+    await drained.catch(() => {});
+    last.process.kill('SIGTERM');
+    const { code } = await last.exited;
+    await drained;
+    if (code !== 0) throw new Error(`flowagg export ${opts.kind} exited ${code} on SIGTERM:\n${last.stderr().slice(-4000)}`);
     const pattern = opts.logPattern;
     const logMatches = pattern === undefined ? 0 : [...logs, last.stderr()].reduce((n, l) => n + l.split('\n').filter((x) => pattern.test(x)).length, 0);
     return { ...(await opts.delivered()), seed, delaysMs, logMatches };
