@@ -42,6 +42,12 @@ export interface PipelineStats {
   decodeErrors: number;
   lostInTransit: number;
   udpSessions: number;
+  /**
+   * UDP sessions whose exporter sent this process a message. Sessions made only from templates another
+   * replica (or this one before a restart) shared are not connections: counting them made
+   * numConnectionsToCollector 1 after a restart with no exporter connected.
+   */
+  udpExporters: number;
   streamSessions: number;
   pausedStreams: number;
   queuedRecords: number;
@@ -65,6 +71,8 @@ export class Pipeline {
   readonly #warn: ReturnType<typeof sampledLogger>;
   readonly #series = new WeakMap<ExporterSession, ExporterSeries>();
   readonly #streamCounts = new Map<Transport, number>();
+  readonly #heardUdp = new WeakSet<ExporterSession>();
+  #udpExporters = 0;
   readonly #stats = { messages: 0, records: 0, written: 0, droppedRecords: 0, droppedMessages: 0, decodeErrors: 0, lostInTransit: 0 };
 
   constructor(config: IngestSection, topic: string, deps: PipelineDeps) {
@@ -99,6 +107,10 @@ export class Pipeline {
   /** One UDP datagram: one IPFIX message. */
   datagram(message: Buffer, from: Endpoint): void {
     const session = this.udpSessions.get(from, (evicted) => this.#endUdpSession(evicted));
+    if (!this.#heardUdp.has(session)) {
+      this.#heardUdp.add(session);
+      this.#udpExporters++;
+    }
     this.#handle(session, message);
   }
 
@@ -167,6 +179,7 @@ export class Pipeline {
     return {
       ...this.#stats,
       udpSessions: this.udpSessions.size,
+      udpExporters: this.#udpExporters,
       streamSessions: this.#streams.size,
       pausedStreams: paused,
       queuedRecords: q.queuedRecords,
@@ -257,6 +270,7 @@ export class Pipeline {
   }
 
   #endUdpSession(session: ExporterSession): void {
+    if (this.#heardUdp.delete(session)) this.#udpExporters--;
     this.#sequences.forget(session.id);
     this.#deps.onUdpSessionEnd?.(session);
   }

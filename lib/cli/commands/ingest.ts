@@ -1,6 +1,6 @@
 // `flowagg ingest`: the IPFIX collectors writing flows.raw, alone (as its own Deployment, next to Kafka).
 import { type Command } from '../command.js';
-import { SERVICE_OPTIONS, loadServiceConfig, serve } from './serve.js';
+import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from './serve.js';
 
 export const ingestCommand: Command = {
   name: 'ingest',
@@ -16,5 +16,5 @@ embedded log in ./data/log). Serves /metrics, /healthz, /readyz and /recordmetri
                   FLOWAGG_CFG_<PATH> environment variables override single keys
 `,
   options: SERVICE_OPTIONS,
-  run: async (args) => serve(loadServiceConfig(args), { command: 'ingest' }),
+  run: async (args) => serve(loadServiceConfig(args), { command: 'ingest', ...fileOf(args) }),
 };

@@ -2,7 +2,7 @@
 // Today that is ingest; the processor and the exporters join as they are built, and until then the
 // startup log says they are not running.
 import { type Command } from '../command.js';
-import { SERVICE_OPTIONS, loadServiceConfig, serve } from './serve.js';
+import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from './serve.js';
 
 export const runCommand: Command = {
   name: 'run',
@@ -18,5 +18,5 @@ startup log says so); records collected now are kept in flows.raw and are proces
                   FLOWAGG_CFG_<PATH> environment variables override single keys
 `,
   options: SERVICE_OPTIONS,
-  run: async (args) => serve(loadServiceConfig(args), { command: 'run', notRunning: ['processor', 'exporters'] }),
+  run: async (args) => serve(loadServiceConfig(args), { command: 'run', ...fileOf(args), notRunning: ['processor', 'exporters'] }),
 };

@@ -1,6 +1,7 @@
 // What `flowagg ingest` and `flowagg run` share: load the configuration, open the log, start the services
 // and the telemetry HTTP server, and run until SIGINT or SIGTERM, then stop in reverse order.
-import { loadConfig } from '../../config/load.js';
+import { formatDiagnostic, loadConfig } from '../../config/load.js';
+import { ConfigWatcher } from '../../config/watch.js';
 import { openLog } from '../../log/index.js';
 import { type MessageLog } from '../../log/types.js';
 import { TelemetryServer } from '../../telemetry/http.js';
@@ -13,9 +14,18 @@ export const SERVICE_OPTIONS = {
   config: { type: 'string' },
 } as const;
 
-export function loadServiceConfig(args: ParsedArgs, overrides: Record<string, unknown> = {}): ServiceConfig {
+export function fileOf(args: ParsedArgs): { file?: string } {
   const file = stringOption(args, 'config');
-  return loadConfig(serviceConfigSchema, { ...(file === undefined ? {} : { file }), overrides });
+  return file === undefined ? {} : { file };
+}
+
+export function loadServiceConfig(args: ParsedArgs, overrides: Record<string, unknown> = {}): ServiceConfig {
+  const logger = componentLogger('config');
+  return loadConfig(serviceConfigSchema, {
+    ...fileOf(args),
+    overrides,
+    report: (d) => logger[d.level === 'warning' ? 'warn' : 'info']({ ...d }, formatDiagnostic(d)),
+  });
 }
 
 /** Antrea's /recordmetrics shape, with ingest's figures (the processor and exporters add theirs when built). */
@@ -25,7 +35,7 @@ function recordMetrics(ingest: Ingest) {
     numRecordsExported: 0,
     numRecordsReceived: s.records,
     numFlows: 0,
-    numConnectionsToCollector: s.streamSessions + s.udpSessions,
+    numConnectionsToCollector: s.streamSessions + s.udpExporters,
     numRecordsWritten: s.written,
     numRecordsDropped: s.droppedRecords,
     numRecordsLostInTransit: s.lostInTransit,
@@ -34,6 +44,8 @@ function recordMetrics(ingest: Ingest) {
 
 export interface ServeOptions {
   readonly command: string;
+  /** The configuration file, watched for changes (hot reload). */
+  readonly file?: string;
   /** Said in the startup log: what this command runs, and what it does not run yet. */
   readonly notRunning?: readonly string[];
   readonly signal?: AbortSignal;
@@ -43,11 +55,16 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   const logger = componentLogger(opts.command);
   const log: MessageLog = await openLog(config.log);
   const ingest = createIngest(config, { log });
+  // Services subscribe to the keys they apply live (watcher.subscribe); ingest has none (Antrea restarts for its keys).
+  const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config') });
+  const reload = () => void watcher?.reload();
   const http = new TelemetryServer();
   http.addReadinessCheck('ingest', () => ingest.readiness());
   http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest));
   try {
     await ingest.start();
+    watcher?.start();
+    process.on('SIGHUP', reload);
     const httpPort = await http.listen(config.apiServer.apiPort, config.apiServer.bindAddress || undefined);
     logger.info(
       {
@@ -68,6 +85,8 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     });
     logger.info('stopping');
   } finally {
+    process.off('SIGHUP', reload);
+    watcher?.close();
     await http.close();
     await ingest.stop().catch((err: unknown) => logger.error({ err }, 'ingest did not stop cleanly'));
     await log.close();
