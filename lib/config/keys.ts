@@ -34,7 +34,28 @@ interface Def {
 }
 
 const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
-const bagOf = (s: z.ZodType): { minimum?: number; maximum?: number; format?: string } => (s as unknown as { _zod: { bag: object } })._zod.bag;
+interface CheckDef {
+  check: string;
+  value?: number;
+  inclusive?: boolean;
+  format?: string;
+}
+
+/** A number's format and bounds, from its checks (zod keeps them there, not in one place). */
+function numberFacts(s: z.ZodType): { int: boolean; minimum?: number; maximum?: number } {
+  const checks = ((defOf(s) as { checks?: { _zod: { def: CheckDef } }[] }).checks ?? []).map((c) => c._zod.def);
+  let int = false;
+  let minimum: number | undefined;
+  let maximum: number | undefined;
+  for (const c of checks) {
+    if (c.check === 'number_format') int ||= c.format?.includes('int') ?? false;
+    // An exclusive bound of an integer is the next integer (positive() is ≥ 1).
+    const step = c.inclusive === false ? 1 : 0;
+    if (c.check === 'greater_than') minimum = Math.max(minimum ?? -Infinity, c.value! + step);
+    if (c.check === 'less_than') maximum = Math.min(maximum ?? Infinity, c.value! - step);
+  }
+  return { int, ...(minimum !== undefined && { minimum }), ...(maximum !== undefined && { maximum }) };
+}
 
 const WRAPPERS = new Set(['default', 'prefault', 'optional', 'nullable', 'readonly', 'catch', 'nonoptional']);
 
@@ -95,9 +116,8 @@ function coreLabel(s: z.ZodType): string {
     case 'boolean':
       return 'boolean';
     case 'number': {
-      const bag = bagOf(s);
-      const int = bag.format !== undefined && bag.format.includes('int');
-      return `${int ? 'integer' : 'number'}${range(bag.minimum, bag.maximum)}`;
+      const n = numberFacts(s);
+      return `${n.int ? 'integer' : 'number'}${range(n.minimum, n.maximum)}`;
     }
     case 'enum':
       return `one of: ${Object.values(def.entries ?? {}).join(', ')}`;

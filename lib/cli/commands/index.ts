@@ -1,5 +1,6 @@
 // Every `flowagg` command, in the order `flowagg --help` lists them.
 import { type Command } from '../command.js';
+import { configCommand } from './config.js';
 import { decodeCommand } from './decode.js';
 import { ingestCommand } from './ingest.js';
 import { notYetImplemented } from './not-implemented.js';
@@ -13,4 +14,5 @@ export const commands: readonly Command[] = [
   notYetImplemented('export', 'send flows.processed to an IPFIX collector, ClickHouse or flow-log files'),
   decodeCommand,
   offsetsCommand,
+  configCommand,
 ];
