@@ -2,6 +2,7 @@
 // and the telemetry HTTP server, and run until SIGINT or SIGTERM, then stop in reverse order.
 import { formatDiagnostic, loadConfig } from '../../config/load.js';
 import { ConfigWatcher } from '../../config/watch.js';
+import { publishLogApi, serveLogAdmin } from '../../log/admin-api.js';
 import { openLog } from '../../log/index.js';
 import { type MessageLog } from '../../log/types.js';
 import { TelemetryServer } from '../../telemetry/http.js';
@@ -42,6 +43,12 @@ function recordMetrics(ingest: Ingest) {
   };
 }
 
+/** How a local client reaches the HTTP server: loopback when it binds every address. */
+function apiUrl(bindAddress: string, port: number): string {
+  const host = bindAddress === '' || bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress === '::' ? '::1' : bindAddress;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 export interface ServeOptions {
   readonly command: string;
   /** The configuration file, watched for changes (hot reload). */
@@ -59,6 +66,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config') });
   const reload = () => void watcher?.reload();
   const http = new TelemetryServer();
+  let unpublish = () => {};
   http.addReadinessCheck('ingest', () => ingest.readiness());
   http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest));
   try {
@@ -66,6 +74,11 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     watcher?.start();
     process.on('SIGHUP', reload);
     const httpPort = await http.listen(config.apiServer.apiPort, config.apiServer.bindAddress || undefined);
+    if (config.log.backend === 'embedded') {
+      // While this process holds the embedded log, `flowagg offsets` reaches it through this API.
+      const token = serveLogAdmin(http, log.admin());
+      unpublish = publishLogApi(config.log.embedded.dir, { url: apiUrl(config.apiServer.bindAddress, httpPort), token });
+    }
     logger.info(
       {
         log: config.log.backend === 'embedded' ? { backend: 'embedded', dir: config.log.embedded.dir } : { backend: 'kafka', brokers: config.log.kafka?.brokers },
@@ -86,6 +99,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     logger.info('stopping');
   } finally {
     process.off('SIGHUP', reload);
+    unpublish();
     watcher?.close();
     await http.close();
     await ingest.stop().catch((err: unknown) => logger.error({ err }, 'ingest did not stop cleanly'));
