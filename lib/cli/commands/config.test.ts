@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readConfig } from '../../config/load.js';
-import { main } from '../main.js';
+import { runMain } from '../testing.js';
 import { checkConfig, printDefaults } from './config.js';
 import { serviceConfigSchema } from './service-config.js';
 
@@ -57,14 +57,8 @@ test('config defaults prints YAML that loads back to the defaults, with descript
 });
 
 test('config: a wrong command line exits 2', async () => {
-  const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = (() => true) as typeof process.stderr.write;
-  try {
-    assert.equal(await main(['config']), 2);
-    assert.equal(await main(['config', 'lint']), 2);
-    assert.equal(await main(['config', 'check']), 2);
-    assert.equal(await main(['config', 'defaults', '-o', 'xml']), 2);
-  } finally {
-    process.stderr.write = write;
-  }
+  assert.equal((await runMain(['config'])).code, 2);
+  assert.equal((await runMain(['config', 'lint'])).code, 2);
+  assert.equal((await runMain(['config', 'check'])).code, 2);
+  assert.equal((await runMain(['config', 'defaults', '-o', 'xml'])).code, 2);
 });

@@ -1,5 +1,6 @@
 // Every `flowagg` command, in the order `flowagg --help` lists them.
 import { type Command } from '../command.js';
+import { certsCommand } from './certs.js';
 import { configCommand } from './config.js';
 import { decodeCommand } from './decode.js';
 import { ingestCommand } from './ingest.js';
@@ -14,5 +15,6 @@ export const commands: readonly Command[] = [
   notYetImplemented('export', 'send flows.processed to an IPFIX collector, ClickHouse or flow-log files'),
   decodeCommand,
   offsetsCommand,
+  certsCommand,
   configCommand,
 ];

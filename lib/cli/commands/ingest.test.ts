@@ -3,27 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { main } from '../main.js';
-
-async function capture(argv: string[]): Promise<{ code: number; stderr: string }> {
-  const write = process.stderr.write.bind(process.stderr);
-  let stderr = '';
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    return { code: await main(argv), stderr };
-  } finally {
-    process.stderr.write = write;
-  }
-}
+import { runMain } from '../testing.js';
 
 test('flowagg ingest and run report every problem of a bad configuration file with its key, and exit 1', async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'flowagg-cli-')), 'bad.yaml');
   writeFileSync(file, 'aggregatorTransportProtocol: sctp\ningest:\n  port: 70000\n  templateTtl: soon\nunknownKey: 1\n');
   for (const command of ['ingest', 'run']) {
-    const { code, stderr } = await capture([command, '--config', file]);
+    const { code, stderr } = await runMain([command, '--config', file]);
     assert.equal(code, 1);
     assert.match(stderr, new RegExp(`flowagg ${command}: configuration file .*bad\\.yaml is invalid`));
     assert.match(stderr, /aggregatorTransportProtocol\.0 \(.*bad\.yaml:1\): "sctp" is not a transport/);
@@ -35,7 +21,7 @@ test('flowagg ingest and run report every problem of a bad configuration file wi
 });
 
 test('a missing configuration file is named', async () => {
-  const { code, stderr } = await capture(['ingest', '--config', '/nonexistent/flowagg.yaml']);
+  const { code, stderr } = await runMain(['ingest', '--config', '/nonexistent/flowagg.yaml']);
   assert.equal(code, 1);
   assert.match(stderr, /cannot read configuration file \/nonexistent\/flowagg\.yaml/);
 });
