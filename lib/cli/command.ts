@@ -46,7 +46,8 @@ export function stringOption(args: ParsedArgs, name: string): string | undefined
 export const OUTPUT_OPTION = { output: { type: 'string', short: 'o' } } as const;
 
 export function outputFormat<F extends string>(args: ParsedArgs, allowed: readonly [F, ...F[]]): F {
-  const given = stringOption(args, 'output') ?? (args.values.json === true ? 'json' : undefined);
+  // --json (offsets) and -f/--format (decode) came first and stay as aliases.
+  const given = stringOption(args, 'output') ?? stringOption(args, 'format') ?? (args.values.json === true ? 'json' : undefined);
   if (given === undefined) return allowed[0];
   if (!(allowed as readonly string[]).includes(given)) throw new UsageError(`-o ${given}: the output format is one of ${allowed.join(', ')}`);
   return given as F;
