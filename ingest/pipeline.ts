@@ -11,6 +11,7 @@ import { type Socket } from 'node:net';
 import { errorMessage, isFlowaggError } from '../lib/errors.js';
 import { type Template } from '../lib/ipfix/types.js';
 import { type Producer } from '../lib/log/types.js';
+import { type AvroFraming } from '../schemas/avro.js';
 import { type Logger, sampledLogger } from '../lib/telemetry/logger.js';
 import { type IngestSection, type Transport } from './config.js';
 import { type Endpoint, exporterAddress } from './listeners/address.js';
@@ -30,6 +31,8 @@ export interface PipelineDeps {
   /** A UDP session ended (expired or evicted). */
   readonly onUdpSessionEnd?: (session: ExporterSession) => void;
   readonly now?: () => number;
+  /** How FlowRecords are framed on flows.raw (log.valueFormat); single-object by default. */
+  readonly framing?: AvroFraming;
 }
 
 /** Counters for /recordmetrics and tests; Prometheus has the labelled detail. */
@@ -101,7 +104,7 @@ export class Pipeline {
     );
     // Every paused stream waits for one 'drain'.
     this.queue.setMaxListeners(0);
-    this.udpSessions = new UdpSessionTable({ templateTtlMs: config.templateTtl, maxSessions: config.udp.maxSessions, now: this.#now });
+    this.udpSessions = new UdpSessionTable({ templateTtlMs: config.templateTtl, maxSessions: config.udp.maxSessions, now: this.#now, framing: deps.framing });
   }
 
   /** One UDP datagram: one IPFIX message. */
@@ -124,7 +127,7 @@ export class Pipeline {
   stream(socket: Socket, transport: Exclude<Transport, 'udp'>): void {
     const exporter = { address: exporterAddress(socket.remoteAddress ?? 'unknown'), port: socket.remotePort ?? 0 };
     // Stream templates live as long as the connection: no lifetime applies.
-    const session = new ExporterSession(transport, exporter, { templateTtlMs: Infinity, now: this.#now });
+    const session = new ExporterSession(transport, exporter, { templateTtlMs: Infinity, now: this.#now, framing: this.#deps.framing });
     metrics.connections.inc({ transport });
     const queue = this.queue;
     const entry: StreamEntry = {

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { byteSize, duration } from '../config/types.js';
 import { kafkaConfigSchema } from './kafka/config.js';
+import { schemaRegistrySection, valueFormatSchema } from './schema-registry/config.js';
 import { topicsSchema } from './topics.js';
 
 const fsyncSchema = z.strictObject({
@@ -33,8 +34,14 @@ export const logConfigSchema = z
     embedded: embeddedLogConfigSchema.prefault({}),
     kafka: kafkaConfigSchema.optional(),
     topics: topicsSchema,
+    valueFormat: valueFormatSchema,
+    schemaRegistry: schemaRegistrySection,
   })
-  .refine((c) => c.backend !== 'kafka' || c.kafka !== undefined, { message: 'backend kafka needs the log.kafka section (at least brokers)', path: ['kafka'] });
+  .refine((c) => c.backend !== 'kafka' || c.kafka !== undefined, { message: 'backend kafka needs the log.kafka section (at least brokers)', path: ['kafka'] })
+  .refine((c) => c.valueFormat !== 'confluent' || c.schemaRegistry !== undefined, {
+    message: 'valueFormat confluent needs log.schemaRegistry.url: the registry that gives each schema its id',
+    path: ['schemaRegistry'],
+  });
 
 export type EmbeddedLogConfig = z.output<typeof embeddedLogConfigSchema>;
 export type EmbeddedLogConfigInput = z.input<typeof embeddedLogConfigSchema>;

@@ -4,6 +4,8 @@ import { formatDiagnostic, loadConfig } from '../../config/load.js';
 import { ConfigWatcher } from '../../config/watch.js';
 import { publishLogApi, serveLogAdmin } from '../../log/admin-api.js';
 import { openLog } from '../../log/index.js';
+import { topicValueFraming } from '../../log/value-format.js';
+import { FLOW_RECORD_SCHEMA } from '../../../schemas/flow-record.js';
 import { type MessageLog } from '../../log/types.js';
 import { TelemetryServer } from '../../telemetry/http.js';
 import { componentLogger } from '../../telemetry/logger.js';
@@ -61,7 +63,12 @@ export interface ServeOptions {
 export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<number> {
   const logger = componentLogger(opts.command);
   const log: MessageLog = await openLog(config.log);
-  const ingest = createIngest(config, { log });
+  // Registers the FlowRecord schema when log.valueFormat is confluent; a registry that cannot be reached stops the start.
+  const framing = await topicValueFraming(config.log, config.log.topics.flowsRaw, FLOW_RECORD_SCHEMA).catch(async (err: unknown) => {
+    await log.close();
+    throw err;
+  });
+  const ingest = createIngest(config, { log, framing });
   // Services subscribe to the keys they apply live (watcher.subscribe); ingest has none (Antrea restarts for its keys).
   const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config') });
   const reload = () => void watcher?.reload();

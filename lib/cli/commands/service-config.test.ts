@@ -139,6 +139,18 @@ const CASES: readonly Case[] = [
     expect: [{ level: 'error', path: 'log.kafka.brokers.0', message: /a broker is host:port \(got "kafka-0"\)/ }],
   },
   {
+    name: 'the confluent framing needs a schema registry',
+    yaml: 'log:\n  valueFormat: confluent\n',
+    ok: false,
+    expect: [{ level: 'error', path: 'log.schemaRegistry', message: /valueFormat confluent needs log\.schemaRegistry\.url/ }],
+  },
+  {
+    name: 'a schema registry URL must be http or https',
+    yaml: 'log:\n  valueFormat: confluent\n  schemaRegistry:\n    url: registry:8081\n',
+    ok: false,
+    expect: [{ level: 'error', path: 'log.schemaRegistry.url', source: ':4', message: /"registry:8081" is not an http:\/\/ or https:\/\/ URL/ }],
+  },
+  {
     name: 'YAML that does not parse says where',
     yaml: 'ingest:\n  port: [4739\n',
     ok: false,
