@@ -13,7 +13,8 @@ embedded log in ./data/log). Serves /metrics, /healthz, /readyz and /recordmetri
 (default 10348). Stops cleanly on SIGINT or SIGTERM. See docs/ingest.md.
 
   --config FILE   YAML configuration (Antrea's flow-aggregator.conf keys plus flowagg's sections);
-                  FLOWAGG_CFG_<PATH> environment variables override single keys
+                  FLOWAGG_CFG_<PATH> environment variables override single keys; the file is
+                  watched and changes apply as Antrea applies them (docs/configuration.md)
 `,
   options: SERVICE_OPTIONS,
   run: async (args) => serve(loadServiceConfig(args), { command: 'ingest', ...fileOf(args) }),
