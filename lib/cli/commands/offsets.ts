@@ -2,7 +2,7 @@
 // for replay, on either log backend. A reset is refused while the group has members, as
 // kafka-consumer-groups refuses it: a running consumer would overwrite the new offsets with its own.
 import { z } from 'zod';
-import { loadConfig } from '../../config/load.js';
+import { type ConfigDiagnostic, formatDiagnostic, loadConfig } from '../../config/load.js';
 import { logConfigSchema, type LogConfig } from '../../log/config.js';
 import { openLog } from '../../log/index.js';
 import { openLogAdmin } from '../../log/open-admin.js';
@@ -55,7 +55,8 @@ export function logConfigFromArgs(args: ParsedArgs, env: NodeJS.ProcessEnv = pro
   // Overrides of the other sections would name keys this schema does not know.
   const logEnv = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('FLOWAGG_CFG_LOG_')));
   const file = stringOption(args, 'config');
-  return loadConfig(cliConfigSchema, { ...(file === undefined ? {} : { file }), env: logEnv, overrides }).log;
+  const report = (d: ConfigDiagnostic) => void process.stderr.write(`${formatDiagnostic(d)}\n`);
+  return loadConfig(cliConfigSchema, { ...(file === undefined ? {} : { file }), env: logEnv, overrides, report }).log;
 }
 
 function integer(args: ParsedArgs, name: string, min?: number): number {
