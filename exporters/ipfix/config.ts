@@ -21,44 +21,36 @@ export type Mode = 'Aggregate' | 'Proxy';
 
 const tlsSection = z
   .strictObject({
-    enable: z.boolean().default(false),
-    /** Secret holding ca.crt (Kubernetes); "" = the system roots (or caFile). */
-    caSecretName: z.string().default(''),
-    /** kubernetes.io/tls Secret (tls.crt, tls.key) with the client certificate: mutual TLS. */
-    clientSecretName: z.string().default(''),
-    /** SNI and the name the server certificate must carry; default the address host. */
-    serverName: z.string().default(''),
-    minVersion: z.enum(['', 'VersionTLS12', 'VersionTLS13']).default(''),
-    /** Outside Kubernetes: PEM files instead of the Secrets. */
-    caFile: z.string().default(''),
-    certFile: z.string().default(''),
-    keyFile: z.string().default(''),
+    enable: z.boolean().default(false).describe('TLS to the collector (TCP only for client certificates).'),
+    caSecretName: z.string().default('').describe('Secret holding ca.crt (Kubernetes); "" = the system roots (or caFile).'),
+    clientSecretName: z.string().default('').describe('kubernetes.io/tls Secret (tls.crt, tls.key) with the client certificate: mutual TLS.'),
+    serverName: z.string().default('').describe('SNI and the name the server certificate must carry; default the address host.'),
+    minVersion: z.enum(['', 'VersionTLS12', 'VersionTLS13']).default('').describe('Lowest TLS version ("" = VersionTLS12).'),
+    caFile: z.string().default('').describe('Outside Kubernetes: the CA as a PEM file instead of caSecretName.'),
+    certFile: z.string().default('').describe('Outside Kubernetes: the client certificate as a PEM file instead of clientSecretName.'),
+    keyFile: z.string().default('').describe('Outside Kubernetes: the client key as a PEM file.'),
   })
   .prefault({});
 
 export const flowCollectorSection = z
   .strictObject({
-    enable: z.boolean().default(false),
-    address: z.string().default(''),
-    /** Default: FNV-1 32-bit of the cluster UUID's 16 bytes (Antrea), else 0. */
-    observationDomainID: z.number().int().min(0).max(0xffffffff).optional(),
-    recordFormat: z.enum(['IPFIX', 'JSON']).default('IPFIX'),
-    /** UDP only: every template is sent again this often (Antrea: 600 s). 0 = only at connection. */
-    templateRefreshTimeout: duration.default(600_000),
-    /** 0 = automatic: 65535 over TCP, the path MTU less IP and UDP headers over UDP. */
+    enable: z.boolean().default(false).describe('Whether `flowagg run` starts the IPFIX exporter (`flowagg export ipfix` runs it regardless).'),
+    address: z.string().default('').describe('The collector, `<host>:<port>[:<proto>]` (IPv6 in brackets; port 4739, proto tcp by default).'),
+    observationDomainID: z.number().int().min(0).max(0xffffffff).optional().describe("Default: FNV-1 32-bit of the cluster UUID's 16 bytes (Antrea), else 0."),
+    recordFormat: z.enum(['IPFIX', 'JSON']).default('IPFIX').describe('IPFIX, or JSON lines ({"ipfix": {...}, "@timestamp": ...}).'),
+    templateRefreshTimeout: duration.default(600_000).describe('UDP only: every template is sent again this often (Antrea: 600 s). 0 = only at connection.'),
     maxIPFIXMsgSize: z
       .number()
       .int()
       .refine((v) => v === 0 || (v >= MIN_MESSAGE && v <= MAX_MESSAGE), { message: `must be 0 (automatic) or between ${MIN_MESSAGE} and ${MAX_MESSAGE}` })
-      .default(0),
+      .default(0)
+      .describe('0 = automatic: 65535 over TCP, the path MTU less IP and UDP headers over UDP; else 512..65535.'),
     tls: tlsSection,
-    includeK8sNames: z.boolean().default(true),
-    includeK8sUIDs: z.boolean().default(false),
-    /** flowagg: how long a connection attempt may take before it counts as failed. */
-    connectTimeout: duration.default(10_000),
-    /** flowagg: records per delivery batch, and how long a partial batch waits (Antrea flushes every second). */
-    batchRecords: z.number().int().min(1).max(100_000).default(5000),
-    batchDelay: duration.default(1000),
+    includeK8sNames: z.boolean().default(true).describe('Pod, Node, namespace, Service and policy names in the template.'),
+    includeK8sUIDs: z.boolean().default(false).describe('Pod, Node, Service, policy and egress UIDs (16-byte UUIDs) in the template.'),
+    connectTimeout: duration.default(10_000).describe('flowagg: how long a connection attempt may take before it counts as failed.'),
+    batchRecords: z.number().int().min(1).max(100_000).default(5000).describe('flowagg: records per delivery batch.'),
+    batchDelay: duration.default(1000).describe('flowagg: how long a partial batch waits (Antrea flushes every second).'),
   })
   .superRefine((c, ctx) => {
     if (!c.enable && c.address === '') return;

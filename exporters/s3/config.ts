@@ -6,24 +6,16 @@ import { duration } from '../../lib/config/types.js';
 
 export const s3UploaderSection = z
   .strictObject({
-    /** Whether `flowagg run` starts the S3 uploader (`flowagg export s3` runs it regardless). */
-    enable: z.boolean().default(false),
-    bucketName: z.string().default(''),
-    /** Objects are named `<bucketPrefix>/records-…`. */
-    bucketPrefix: z.string().default(''),
-    /** "" → AWS_REGION → us-west-2. */
-    region: z.string().default(''),
-    recordFormat: z.literal('CSV', { error: (i) => `"${String(i.input)}" is not a record format (only CSV)` }).default('CSV'),
-    /** gzip the files (`.csv.gz`). */
-    compress: z.boolean().default(true),
-    /** A file holds at most this many records. */
-    maxRecordsPerFile: z.number().int().min(1).default(1_000_000),
-    /** A file is uploaded at the latest this long after its first record arrived. */
-    uploadInterval: duration.default(60_000).refine((ms) => ms >= 1000, { message: 'uploadInterval must be at least 1s' }),
-    /** An S3-compatible server's URL instead of AWS's (http://127.0.0.1:9000). */
-    endpoint: z.string().url().optional(),
-    /** Bucket in the path rather than the host name; the default when `endpoint` is set. */
-    forcePathStyle: z.boolean().optional(),
+    enable: z.boolean().default(false).describe('Whether `flowagg run` starts the S3 uploader (`flowagg export s3` runs it regardless).'),
+    bucketName: z.string().default('').describe('The bucket files are uploaded to (required).'),
+    bucketPrefix: z.string().default('').describe('Objects are named `<bucketPrefix>/records-…`.'),
+    region: z.string().default('').describe('"" → AWS_REGION → us-west-2.'),
+    recordFormat: z.literal('CSV', { error: (i) => `"${String(i.input)}" is not a record format (only CSV)` }).default('CSV').describe('CSV, the only format (as in Antrea).'),
+    compress: z.boolean().default(true).describe('gzip the files (`.csv.gz`).'),
+    maxRecordsPerFile: z.number().int().min(1).default(1_000_000).describe('A file holds at most this many records.'),
+    uploadInterval: duration.default(60_000).refine((ms) => ms >= 1000, { message: 'uploadInterval must be at least 1s' }).describe('A file is uploaded at the latest this long after its first record arrived.'),
+    endpoint: z.string().url().optional().describe('An S3-compatible server\'s URL instead of AWS\'s (http://127.0.0.1:9000).'),
+    forcePathStyle: z.boolean().optional().describe('Bucket in the path rather than the host name; the default when `endpoint` is set.'),
   })
   .prefault({});
 

@@ -1,8 +1,7 @@
-// Helpers for the CLI's tests. Production code never imports this file.
+// Test helpers for commands: run `flowagg <argv>` in-process with its stderr captured.
 import { main } from './main.js';
 
-/** Runs `flowagg argv` in this process and returns its exit code and what it wrote to stderr. */
-export async function runCaptured(argv: string[]): Promise<{ code: number; stderr: string }> {
+export async function runMain(argv: string[]): Promise<{ code: number; stderr: string }> {
   const write = process.stderr.write.bind(process.stderr);
   let stderr = '';
   process.stderr.write = ((chunk: string | Uint8Array) => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { closedPort } from '../../../exporters/testing.js';
-import { runCaptured as capture } from '../testing.js';
+import { runMain as capture } from '../testing.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'flowagg-export-tables-cli-'));
 

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCaptured as capture } from '../testing.js';
+import { runMain as capture } from '../testing.js';
 
 function configFile(yaml: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'flowagg-export-cli-'));

@@ -2,7 +2,7 @@
 // as its own consumer group and sending to its destination.
 import { EXPORTER_MODULES } from '../../../exporters/index.js';
 import { type Command, UsageError } from '../command.js';
-import { SERVICE_OPTIONS, loadServiceConfig, serve } from './serve.js';
+import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from './serve.js';
 
 const kinds = () => EXPORTER_MODULES.map((m) => `${m.kind} (${m.section})`).join(', ');
 
@@ -25,6 +25,6 @@ flight. See docs/exporters.md.
   run: async (args) => {
     const [kind, ...extra] = args.positionals;
     if (kind === undefined || extra.length > 0) throw new UsageError(`give one exporter kind: ${EXPORTER_MODULES.map((m) => m.kind).join(', ')}`);
-    return serve(loadServiceConfig(args), { command: `export ${kind}`, ingest: false, exporters: [kind] });
+    return serve(loadServiceConfig(args), { command: `export ${kind}`, ...fileOf(args), ingest: false, exporters: [kind] });
   },
 };

@@ -1,5 +1,7 @@
 // Every `flowagg` command, in the order `flowagg --help` lists them.
 import { type Command } from '../command.js';
+import { certsCommand } from './certs.js';
+import { configCommand } from './config.js';
 import { decodeCommand } from './decode.js';
 import { exportCommand } from './export.js';
 import { ingestCommand } from './ingest.js';
@@ -14,4 +16,6 @@ export const commands: readonly Command[] = [
   exportCommand,
   decodeCommand,
   offsetsCommand,
+  certsCommand,
+  configCommand,
 ];

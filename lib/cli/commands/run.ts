@@ -2,7 +2,7 @@
 // Today that is ingest and the exporters whose section is enabled; the processor joins when it is built,
 // and until then the startup log says it is not running.
 import { type Command } from '../command.js';
-import { SERVICE_OPTIONS, loadServiceConfig, serve } from './serve.js';
+import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from './serve.js';
 
 export const runCommand: Command = {
   name: 'run',
@@ -16,8 +16,9 @@ cleanly on SIGINT or SIGTERM. Not implemented yet: the processor (the startup lo
 collected now are kept in flows.raw and are processed once it exists.
 
   --config FILE   YAML configuration (Antrea's flow-aggregator.conf keys plus flowagg's sections);
-                  FLOWAGG_CFG_<PATH> environment variables override single keys
+                  FLOWAGG_CFG_<PATH> environment variables override single keys; the file is
+                  watched and changes apply as Antrea applies them (docs/configuration.md)
 `,
   options: SERVICE_OPTIONS,
-  run: async (args) => serve(loadServiceConfig(args), { command: 'run', notRunning: ['processor'], exporters: 'enabled' }),
+  run: async (args) => serve(loadServiceConfig(args), { command: 'run', ...fileOf(args), notRunning: ['processor'], exporters: 'enabled' }),
 };

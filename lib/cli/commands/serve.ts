@@ -1,8 +1,12 @@
 // What `flowagg ingest`, `flowagg export` and `flowagg run` share: load the configuration, open the log,
 // start the services and the telemetry HTTP server, and run until SIGINT or SIGTERM, then stop them:
 // ingest first (no new input), the exporters last (they finish their batches in flight).
-import { loadConfig } from '../../config/load.js';
+import { formatDiagnostic, loadConfig } from '../../config/load.js';
+import { ConfigWatcher } from '../../config/watch.js';
+import { publishLogApi, serveLogAdmin } from '../../log/admin-api.js';
 import { openLog } from '../../log/index.js';
+import { topicValueFraming } from '../../log/value-format.js';
+import { FLOW_RECORD_SCHEMA } from '../../../schemas/flow-record.js';
 import { type MessageLog } from '../../log/types.js';
 import { TelemetryServer } from '../../telemetry/http.js';
 import { componentLogger } from '../../telemetry/logger.js';
@@ -17,9 +21,18 @@ export const SERVICE_OPTIONS = {
   config: { type: 'string' },
 } as const;
 
-export function loadServiceConfig(args: ParsedArgs, overrides: Record<string, unknown> = {}): ServiceConfig {
+export function fileOf(args: ParsedArgs): { file?: string } {
   const file = stringOption(args, 'config');
-  return loadConfig(serviceConfigSchema, { ...(file === undefined ? {} : { file }), overrides });
+  return file === undefined ? {} : { file };
+}
+
+export function loadServiceConfig(args: ParsedArgs, overrides: Record<string, unknown> = {}): ServiceConfig {
+  const logger = componentLogger('config');
+  return loadConfig(serviceConfigSchema, {
+    ...fileOf(args),
+    overrides,
+    report: (d) => logger[d.level === 'warning' ? 'warn' : 'info']({ ...d }, formatDiagnostic(d)),
+  });
 }
 
 /** Antrea's /recordmetrics shape, with ingest's and the exporters' figures (the processor adds its own when built). */
@@ -30,7 +43,7 @@ function recordMetrics(ingest: Ingest | undefined, runners: readonly ExportRunne
     numRecordsExported: runners.reduce((n, r) => n + r.stats().delivered, 0),
     numRecordsReceived: s?.records ?? 0,
     numFlows: 0,
-    numConnectionsToCollector: s === undefined ? 0 : s.streamSessions + s.udpSessions,
+    numConnectionsToCollector: s === undefined ? 0 : s.streamSessions + s.udpExporters,
     numRecordsWritten: s?.written ?? 0,
     numRecordsDropped: s?.droppedRecords ?? 0,
     numRecordsLostInTransit: s?.lostInTransit ?? 0,
@@ -48,8 +61,16 @@ function exportersOf(config: ServiceConfig, which: ServeOptions['exporters']): E
   return which.map((kind) => findExporter(EXPORTER_MODULES, kind));
 }
 
+/** How a local client reaches the HTTP server: loopback when it binds every address. */
+function apiUrl(bindAddress: string, port: number): string {
+  const host = bindAddress === '' || bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress === '::' ? '::1' : bindAddress;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 export interface ServeOptions {
   readonly command: string;
+  /** The configuration file, watched for changes (hot reload). */
+  readonly file?: string;
   /** Said in the startup log: what this command runs, and what it does not run yet. */
   readonly notRunning?: readonly string[];
   /** Default true. */
@@ -63,9 +84,18 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   const logger = componentLogger(opts.command);
   const modules = exportersOf(config, opts.exporters);
   const log: MessageLog = await openLog(config.log);
-  const ingest = opts.ingest === false ? undefined : createIngest(config, { log });
+  // Registers the FlowRecord schema when log.valueFormat is confluent; a registry that cannot be reached stops the start.
+  const framing = await topicValueFraming(config.log, config.log.topics.flowsRaw, FLOW_RECORD_SCHEMA).catch(async (err: unknown) => {
+    await log.close();
+    throw err;
+  });
+  const ingest = opts.ingest === false ? undefined : createIngest(config, { log, framing });
   const runners: ExportRunner[] = [];
+  // Services subscribe to the keys they apply live (watcher.subscribe); ingest has none (Antrea restarts for its keys).
+  const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config') });
+  const reload = () => void watcher?.reload();
   const http = new TelemetryServer();
+  let unpublish = () => {};
   if (ingest !== undefined) http.addReadinessCheck('ingest', () => ingest.readiness());
   http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest, runners));
   try {
@@ -76,8 +106,15 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
       runners.push(runner);
       http.addReadinessCheck(`export.${m.kind}`, () => runner.readiness());
     }
+    watcher?.start();
+    process.on('SIGHUP', reload);
     const httpPort = await http.listen(config.apiServer.apiPort, config.apiServer.bindAddress || undefined);
     const notRunning = opts.notRunning ?? [];
+    if (config.log.backend === 'embedded') {
+      // While this process holds the embedded log, `flowagg offsets` reaches it through this API.
+      const token = serveLogAdmin(http, log.admin());
+      unpublish = publishLogApi(config.log.embedded.dir, { url: apiUrl(config.apiServer.bindAddress, httpPort), token });
+    }
     logger.info(
       {
         log: config.log.backend === 'embedded' ? { backend: 'embedded', dir: config.log.embedded.dir } : { backend: 'kafka', brokers: config.log.kafka?.brokers },
@@ -96,6 +133,9 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     });
     logger.info('stopping');
   } finally {
+    process.off('SIGHUP', reload);
+    unpublish();
+    watcher?.close();
     await http.close();
     await ingest?.stop().catch((err: unknown) => logger.error({ err }, 'ingest did not stop cleanly'));
     for (const r of runners.reverse()) await r.stop().catch((err: unknown) => logger.error({ err, exporter: r.kind }, 'exporter did not stop cleanly'));
