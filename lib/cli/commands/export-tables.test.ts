@@ -24,12 +24,12 @@ test('values out of range in the three sections fail flowagg run, each naming it
   );
   const { code, stderr } = await capture(['run', '--config', file]);
   assert.equal(code, 1);
-  assert.match(stderr, /clickHouse\.commitInterval: commitInterval must be at least 1s/);
-  assert.match(stderr, /s3Uploader\.uploadInterval: uploadInterval must be at least 1s/);
-  assert.match(stderr, /s3Uploader\.recordFormat: "JSON" is not a record format \(only CSV\)/);
-  assert.match(stderr, /flowLogger\.maxSize/);
-  assert.match(stderr, /flowLogger\.recordFormat: "XML" is not a record format/);
-  assert.match(stderr, /flowLogger\.filters\.0\.ingressNetworkPolicyRuleActions\.0: "Deny" is not a rule action/);
+  assert.match(stderr, /clickHouse\.commitInterval \([^)]*\): commitInterval must be at least 1s/);
+  assert.match(stderr, /s3Uploader\.uploadInterval \([^)]*\): uploadInterval must be at least 1s/);
+  assert.match(stderr, /s3Uploader\.recordFormat \([^)]*\): "JSON" is not a record format \(only CSV\)/);
+  assert.match(stderr, /flowLogger\.maxSize \([^)]*\): 0 is too small/);
+  assert.match(stderr, /flowLogger\.recordFormat \([^)]*\): "XML" is not a record format/);
+  assert.match(stderr, /flowLogger\.filters\.0\.ingressNetworkPolicyRuleActions\.0 \([^)]*\): "Deny" is not a rule action/);
 });
 
 test('flowagg export clickhouse refuses a wrong scheme and an unreachable server, naming clickHouse.databaseURL', async () => {

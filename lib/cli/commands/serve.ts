@@ -100,11 +100,31 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest, runners));
   try {
     await ingest?.start();
-    for (const m of modules) {
-      const runner = createExportRunner({ log, topics: config.log.topics, exporter: m.create(config, { log }) });
+    const startRunner = async (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => {
+      const runner = createExportRunner({ log, topics: c.log.topics, exporter: m.create(c, { log }) });
       await runner.start();
+      return runner;
+    };
+    for (const m of modules) {
+      let runner: ExportRunner | undefined = await startRunner(m, config);
       runners.push(runner);
-      http.addReadinessCheck(`export.${m.kind}`, () => runner.readiness());
+      http.addReadinessCheck(`export.${m.kind}`, () => runner?.readiness() ?? { ready: true, detail: `${m.section} disabled` });
+      // As Antrea does, an exporter whose section changed is stopped and started again with the new section.
+      watcher?.subscribe(
+        (c) => (c as Record<string, unknown>)[m.section],
+        async (section) => {
+          const next = { ...config, [m.section]: section } as ServiceConfig;
+          if (runner !== undefined) {
+            logger.info({ exporter: m.kind }, `${m.section} changed: replacing the exporter`);
+            await runner.stop();
+            runners.splice(runners.indexOf(runner), 1);
+            runner = undefined;
+          }
+          if (opts.exporters === 'enabled' && !m.enabled(next)) return;
+          runner = await startRunner(m, next);
+          runners.push(runner);
+        },
+      );
     }
     watcher?.start();
     process.on('SIGHUP', reload);

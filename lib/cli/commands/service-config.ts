@@ -5,6 +5,7 @@
 // that they have no effect. Reload policies and descriptions live on the keys (lib/config/meta.ts).
 import { z } from 'zod';
 import { recordBufferSize, withAntreaKeys } from '../../config/antrea-keys.js';
+import { reloadable } from '../../config/meta.js';
 import { kubernetesSection } from '../../k8s/config.js';
 import { logConfigSchema } from '../../log/config.js';
 import { apiServerSection } from '../../telemetry/config.js';
@@ -18,12 +19,13 @@ export const serviceConfigSchema = z
   .strictObject(
     withAntreaKeys({
       ...ingestConfigShape,
-      mode: modeSchema.default('Aggregate').describe("Antrea's mode, Aggregate or Proxy: what the processor writes to flows.processed, and so the IPFIX exporter's template."),
+      mode: reloadable(modeSchema.default('Aggregate').describe("Antrea's mode, Aggregate or Proxy: what the processor writes to flows.processed, and so the IPFIX exporter's template. A change while running is refused."), 'refused'),
       clusterID: z.string().default('').describe('The clusterId element of IPFIX exports; "" = the cluster UUID.'),
-      flowCollector: flowCollectorSection,
-      clickHouse: clickHouseSection,
-      s3Uploader: s3UploaderSection,
-      flowLogger: flowLoggerSection,
+      // As in Antrea, an exporter whose section changes is replaced while running (serve.ts).
+      flowCollector: reloadable(flowCollectorSection, 'live'),
+      clickHouse: reloadable(clickHouseSection, 'live'),
+      s3Uploader: reloadable(s3UploaderSection, 'live'),
+      flowLogger: reloadable(flowLoggerSection, 'live'),
       log: logConfigSchema.prefault({}),
       apiServer: apiServerSection,
       kubernetes: kubernetesSection,
