@@ -9,6 +9,7 @@ import { kubernetesSection } from '../../k8s/config.js';
 import { logConfigSchema } from '../../log/config.js';
 import { apiServerSection } from '../../telemetry/config.js';
 import { ingestConfigShape, refineIngestConfig } from '../../../ingest/config.js';
+import { flowStreamSection } from '../../../exporters/flowstream/config.js';
 
 export const serviceConfigSchema = z
   .strictObject(
@@ -18,6 +19,7 @@ export const serviceConfigSchema = z
       apiServer: apiServerSection,
       kubernetes: kubernetesSection,
       recordBufferSize,
+      flowStreamService: flowStreamSection,
     }),
   )
   .superRefine(refineIngestConfig);
