@@ -116,7 +116,9 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
       ports.tls = tls.port;
     }
     if (grpcConfig.enabled) {
-      grpc = await startGrpcCollector(grpcConfig, host, section.tls.minVersion, { queue: pipeline.queue, certificates: certificates!, logger, ...(deps.now && { now: deps.now }) });
+      grpc = await startGrpcCollector(grpcConfig, host, section.tls.minVersion, {
+        queue: pipeline.queue, certificates: certificates!, logger, ...(deps.now && { now: deps.now }), ...(deps.framing && { framing: deps.framing }),
+      });
       const collector = grpc;
       closers.push(() => collector.close());
       ports.grpc = grpc.port;
