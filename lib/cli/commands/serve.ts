@@ -14,6 +14,7 @@ import { createIngest, type Ingest } from '../../../ingest/index.js';
 import { EXPORTER_MODULES } from '../../../exporters/index.js';
 import { type ExporterModule, findExporter } from '../../../exporters/registry.js';
 import { createExportRunner, type ExportRunner } from '../../../exporters/runner.js';
+import { createFlowStream, type FlowStream } from '../../../exporters/flowstream/index.js';
 import { type ParsedArgs, stringOption } from '../command.js';
 import { type ServiceConfig, serviceConfigSchema } from './service-config.js';
 
@@ -98,8 +99,17 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   let unpublish = () => {};
   if (ingest !== undefined) http.addReadinessCheck('ingest', () => ingest.readiness());
   http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest, runners));
+  let flowStream: FlowStream | undefined;
   try {
     await ingest?.start();
+    if (ingest !== undefined && config.flowStreamService.enable) {
+      const topics = config.log.topics;
+      flowStream = createFlowStream({
+        flowStreamService: config.flowStreamService, host: config.ingest.host, tls: config.ingest.tls,
+        flowAggregatorAddress: config.flowAggregatorAddress, topic: topics.flowsProcessed, partitions: topics.flowsProcessedPartitions,
+      }, { log });
+      await flowStream.start();
+    }
     const startRunner = async (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => {
       const runner = createExportRunner({ log, topics: c.log.topics, exporter: m.create(c, { log }) });
       await runner.start();
@@ -139,6 +149,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
       {
         log: config.log.backend === 'embedded' ? { backend: 'embedded', dir: config.log.embedded.dir } : { backend: 'kafka', brokers: config.log.kafka?.brokers },
         ...(ingest && { collectors: ingest.ports }),
+        ...(flowStream && { flowStreamService: flowStream.port }),
         exporters: runners.map((r) => r.kind),
         http: httpPort,
         ...(notRunning.length > 0 && { notRunning }),
@@ -157,6 +168,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     unpublish();
     watcher?.close();
     await http.close();
+    await flowStream?.stop().catch((err: unknown) => logger.error({ err }, 'the flow stream service did not stop cleanly'));
     await ingest?.stop().catch((err: unknown) => logger.error({ err }, 'ingest did not stop cleanly'));
     for (const r of runners.reverse()) await r.stop().catch((err: unknown) => logger.error({ err, exporter: r.kind }, 'exporter did not stop cleanly'));
     await log.close();

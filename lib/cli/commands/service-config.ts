@@ -14,6 +14,7 @@ import { flowCollectorSection, modeSchema } from '../../../exporters/ipfix/confi
 import { clickHouseSection } from '../../../exporters/clickhouse/config.js';
 import { flowLoggerSection } from '../../../exporters/flowlog/config.js';
 import { s3UploaderSection } from '../../../exporters/s3/config.js';
+import { flowStreamSection } from '../../../exporters/flowstream/config.js';
 
 export const serviceConfigSchema = z
   .strictObject(
@@ -30,6 +31,7 @@ export const serviceConfigSchema = z
       apiServer: apiServerSection,
       kubernetes: kubernetesSection,
       recordBufferSize,
+      flowStreamService: flowStreamSection,
     }),
   )
   .superRefine(refineIngestConfig);
