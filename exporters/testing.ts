@@ -1,0 +1,120 @@
+// Builders and fakes for the exporters' tests: FlowRecords as the processor writes them to
+// flows.processed, and a destination that fails on command. Production code never imports this file.
+import { type MessageLog } from '../lib/log/types.js';
+import { FLOW_RECORD_TYPE, type FlowRecord, flowRecordWriter } from '../schemas/flow-record.js';
+import { notDelivered } from './errors.js';
+import { FlowaggError } from '../lib/errors.js';
+import { type BatchPolicy, type ExportBatch, type Exporter, type ExporterKind } from './types.js';
+
+const DEFAULTS: Record<string, unknown> = Object.fromEntries(
+  (FLOW_RECORD_TYPE as unknown as { fields: { name: string; defaultValue(): unknown }[] }).fields.map((f) => [f.name, f.defaultValue()]),
+);
+
+const ip4 = (text: string) => Buffer.from(text.split('.').map(Number));
+
+/** A FlowRecord with every field at its default, then `fields`. */
+export function flowRecord(fields: Partial<Record<keyof FlowRecord & string, unknown>> = {}): FlowRecord {
+  return { ...DEFAULTS, ...fields } as FlowRecord;
+}
+
+/**
+ * The i-th record of a test stream: an aggregated inter-Node TCP flow whose source port and counters
+ * identify it (sourceTransportPort = 10000 + i % 50000, octetDeltaCount = i), so a test can tell every
+ * record at the destination apart.
+ */
+export function numberedRecord(i: number, fields: Partial<Record<string, unknown>> = {}): FlowRecord {
+  const start = 1_700_000_000_000 + i * 1000;
+  return flowRecord({
+    flowStartMilliseconds: start, flowEndMilliseconds: start + 5000, flowEndReason: 2,
+    sourceIPv4Address: ip4(`10.1.${(i >> 8) & 255}.${i & 255}`), destinationIPv4Address: ip4('10.2.0.1'),
+    sourceTransportPort: 10000 + (i % 50000), destinationTransportPort: 5201, protocolIdentifier: 6,
+    packetTotalCount: 2 * i, octetTotalCount: 200 * i, packetDeltaCount: i % 1000, octetDeltaCount: i,
+    reversePacketTotalCount: i, reverseOctetTotalCount: 100 * i, reversePacketDeltaCount: 1, reverseOctetDeltaCount: 64,
+    sourcePodName: `client-${i % 7}`, sourcePodNamespace: 'perf', sourceNodeName: 'node-a',
+    destinationPodName: 'server', destinationPodNamespace: 'perf', destinationNodeName: 'node-b',
+    destinationServicePort: 5201, destinationServicePortName: 'perf/server:5201', tcpState: 'ESTABLISHED', flowType: 2,
+    ...fields,
+  });
+}
+
+/** Writes records to a topic, `perPartition` to each of `partitions` partitions, in batches of 1000. */
+export async function writeRecords(log: MessageLog, topic: string, records: readonly FlowRecord[], partition: (i: number) => number): Promise<void> {
+  const writer = flowRecordWriter();
+  const producer = log.producer();
+  try {
+    const byPartition = new Map<number, Buffer[]>();
+    records.forEach((r, i) => {
+      const p = partition(i);
+      byPartition.set(p, [...(byPartition.get(p) ?? []), writer.encode(r)]);
+    });
+    for (const [p, values] of byPartition) {
+      for (let at = 0; at < values.length; at += 1000) {
+        await producer.send(topic, values.slice(at, at + 1000).map((value) => ({ key: null, value, partition: p })));
+      }
+    }
+  } finally {
+    await producer.close();
+  }
+}
+
+export const TEST_DESTINATION_DOWN = 'FLOWAGG_ERR_TEST_DESTINATION_DOWN';
+
+type Behaviour = 'accept' | 'down' | 'acceptThenHang' | 'failAfterAccept';
+
+/**
+ * A destination that keeps the batches it accepted and fails on command: `down` refuses everything
+ * (nothing delivered), `failAfterAccept` keeps the batch and then fails (a partial delivery, as a TCP
+ * reset after the write), `acceptThenHang` keeps it and never answers (a crash between delivery and
+ * commit, once the runner is stopped or killed).
+ */
+export class TestDestination implements Exporter {
+  readonly accepted: ExportBatch[] = [];
+  attempts = 0;
+  behaviour: Behaviour = 'accept';
+  /** Resolvers waiting for a number of accepted records. */
+  readonly #waiters = new Set<() => void>();
+
+  constructor(
+    readonly kind: ExporterKind = 'flowlog',
+    readonly batching: BatchPolicy = { maxRecords: 100, maxDelayMs: 50 },
+    readonly deliverDelayMs = 0,
+  ) {}
+
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+
+  get records(): number {
+    return this.accepted.reduce((n, b) => n + b.records.length, 0);
+  }
+
+  async deliver(batch: ExportBatch, signal: AbortSignal): Promise<void> {
+    this.attempts++;
+    if (this.deliverDelayMs > 0) await new Promise((r) => setTimeout(r, this.deliverDelayMs));
+    if (this.behaviour === 'down') throw notDelivered(new FlowaggError(TEST_DESTINATION_DOWN, 'test destination is down'));
+    this.accepted.push(batch);
+    for (const wake of this.#waiters) wake();
+    if (this.behaviour === 'failAfterAccept') throw new FlowaggError(TEST_DESTINATION_DOWN, 'test destination failed after taking the batch');
+    if (this.behaviour === 'acceptThenHang') {
+      await new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+    }
+  }
+
+  /** Resolves once `records` records were accepted in total; rejects after timeoutMs. */
+  async waitFor(records: number, timeoutMs = 60_000): Promise<void> {
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      this.#waiters.forEach((w) => w());
+    }, timeoutMs);
+    try {
+      while (this.records < records) {
+        if (timedOut) throw new Error(`test destination: ${this.records} of ${records} records within ${timeoutMs} ms`);
+        let wake!: () => void;
+        await new Promise<void>((resolve) => this.#waiters.add((wake = resolve)));
+        this.#waiters.delete(wake);
+      }
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
+}
