@@ -1,5 +1,6 @@
-// What `flowagg ingest` and `flowagg run` share: load the configuration, open the log, start the services
-// and the telemetry HTTP server, and run until SIGINT or SIGTERM, then stop in reverse order.
+// What `flowagg ingest`, `flowagg export` and `flowagg run` share: load the configuration, open the log,
+// start the services and the telemetry HTTP server, and run until SIGINT or SIGTERM, then stop them:
+// ingest first (no new input), the exporters last (they finish their batches in flight).
 import { formatDiagnostic, loadConfig } from '../../config/load.js';
 import { ConfigWatcher } from '../../config/watch.js';
 import { publishLogApi, serveLogAdmin } from '../../log/admin-api.js';
@@ -10,6 +11,9 @@ import { type MessageLog } from '../../log/types.js';
 import { TelemetryServer } from '../../telemetry/http.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { createIngest, type Ingest } from '../../../ingest/index.js';
+import { EXPORTER_MODULES } from '../../../exporters/index.js';
+import { type ExporterModule, findExporter } from '../../../exporters/registry.js';
+import { createExportRunner, type ExportRunner } from '../../../exporters/runner.js';
 import { type ParsedArgs, stringOption } from '../command.js';
 import { type ServiceConfig, serviceConfigSchema } from './service-config.js';
 
@@ -31,18 +35,30 @@ export function loadServiceConfig(args: ParsedArgs, overrides: Record<string, un
   });
 }
 
-/** Antrea's /recordmetrics shape, with ingest's figures (the processor and exporters add theirs when built). */
-function recordMetrics(ingest: Ingest) {
-  const s = ingest.stats();
+/** Antrea's /recordmetrics shape, with ingest's and the exporters' figures (the processor adds its own when built). */
+function recordMetrics(ingest: Ingest | undefined, runners: readonly ExportRunner[]) {
+  const s = ingest?.stats();
+  const kinds = new Set(runners.map((r) => r.kind));
   return {
-    numRecordsExported: 0,
-    numRecordsReceived: s.records,
+    numRecordsExported: runners.reduce((n, r) => n + r.stats().delivered, 0),
+    numRecordsReceived: s?.records ?? 0,
     numFlows: 0,
-    numConnectionsToCollector: s.streamSessions + s.udpExporters,
-    numRecordsWritten: s.written,
-    numRecordsDropped: s.droppedRecords,
-    numRecordsLostInTransit: s.lostInTransit,
+    numConnectionsToCollector: s === undefined ? 0 : s.streamSessions + s.udpExporters,
+    numRecordsWritten: s?.written ?? 0,
+    numRecordsDropped: s?.droppedRecords ?? 0,
+    numRecordsLostInTransit: s?.lostInTransit ?? 0,
+    withClickHouseExporter: kinds.has('clickhouse'),
+    withS3Exporter: kinds.has('s3'),
+    withLogExporter: kinds.has('flowlog'),
+    withIPFIXExporter: kinds.has('ipfix'),
   };
+}
+
+/** The exporters a command runs: the named ones, or every one whose section is enabled. */
+function exportersOf(config: ServiceConfig, which: ServeOptions['exporters']): ExporterModule<ServiceConfig>[] {
+  if (which === undefined) return [];
+  if (which === 'enabled') return EXPORTER_MODULES.filter((m) => m.enabled(config));
+  return which.map((kind) => findExporter(EXPORTER_MODULES, kind));
 }
 
 /** How a local client reaches the HTTP server: loopback when it binds every address. */
@@ -57,27 +73,39 @@ export interface ServeOptions {
   readonly file?: string;
   /** Said in the startup log: what this command runs, and what it does not run yet. */
   readonly notRunning?: readonly string[];
+  /** Default true. */
+  readonly ingest?: boolean;
+  /** Exporters to run: by kind, or every enabled one; none by default. */
+  readonly exporters?: readonly string[] | 'enabled';
   readonly signal?: AbortSignal;
 }
 
 export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<number> {
   const logger = componentLogger(opts.command);
+  const modules = exportersOf(config, opts.exporters);
   const log: MessageLog = await openLog(config.log);
   // Registers the FlowRecord schema when log.valueFormat is confluent; a registry that cannot be reached stops the start.
   const framing = await topicValueFraming(config.log, config.log.topics.flowsRaw, FLOW_RECORD_SCHEMA).catch(async (err: unknown) => {
     await log.close();
     throw err;
   });
-  const ingest = createIngest(config, { log, framing });
+  const ingest = opts.ingest === false ? undefined : createIngest(config, { log, framing });
+  const runners: ExportRunner[] = [];
   // Services subscribe to the keys they apply live (watcher.subscribe); ingest has none (Antrea restarts for its keys).
   const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config') });
   const reload = () => void watcher?.reload();
   const http = new TelemetryServer();
   let unpublish = () => {};
-  http.addReadinessCheck('ingest', () => ingest.readiness());
-  http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest));
+  if (ingest !== undefined) http.addReadinessCheck('ingest', () => ingest.readiness());
+  http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest, runners));
   try {
-    await ingest.start();
+    await ingest?.start();
+    for (const m of modules) {
+      const runner = createExportRunner({ log, topics: config.log.topics, exporter: m.create(config, { log }) });
+      await runner.start();
+      runners.push(runner);
+      http.addReadinessCheck(`export.${m.kind}`, () => runner.readiness());
+    }
     watcher?.start();
     process.on('SIGHUP', reload);
     const httpPort = await http.listen(config.apiServer.apiPort, config.apiServer.bindAddress || undefined);
@@ -86,16 +114,16 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
       const token = serveLogAdmin(http, log.admin());
       unpublish = publishLogApi(config.log.embedded.dir, { url: apiUrl(config.apiServer.bindAddress, httpPort), token });
     }
+    const notRunning = opts.notRunning ?? [];
     logger.info(
       {
         log: config.log.backend === 'embedded' ? { backend: 'embedded', dir: config.log.embedded.dir } : { backend: 'kafka', brokers: config.log.kafka?.brokers },
-        collectors: ingest.ports,
+        ...(ingest && { collectors: ingest.ports }),
+        exporters: runners.map((r) => r.kind),
         http: httpPort,
-        ...(opts.notRunning && opts.notRunning.length > 0 && { notRunning: opts.notRunning }),
+        ...(notRunning.length > 0 && { notRunning }),
       },
-      opts.notRunning && opts.notRunning.length > 0
-        ? `flowagg ${opts.command} running ingest only: ${opts.notRunning.join(', ')} not implemented yet`
-        : `flowagg ${opts.command} running`,
+      notRunning.length > 0 ? `flowagg ${opts.command} running; not implemented yet: ${notRunning.join(', ')}` : `flowagg ${opts.command} running`,
     );
     await new Promise<void>((resolve) => {
       const done = () => resolve();
@@ -109,7 +137,8 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     unpublish();
     watcher?.close();
     await http.close();
-    await ingest.stop().catch((err: unknown) => logger.error({ err }, 'ingest did not stop cleanly'));
+    await ingest?.stop().catch((err: unknown) => logger.error({ err }, 'ingest did not stop cleanly'));
+    for (const r of runners.reverse()) await r.stop().catch((err: unknown) => logger.error({ err, exporter: r.kind }, 'exporter did not stop cleanly'));
     await log.close();
   }
   return 0;

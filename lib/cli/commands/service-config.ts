@@ -9,11 +9,15 @@ import { kubernetesSection } from '../../k8s/config.js';
 import { logConfigSchema } from '../../log/config.js';
 import { apiServerSection } from '../../telemetry/config.js';
 import { ingestConfigShape, refineIngestConfig } from '../../../ingest/config.js';
+import { clusterIdSchema, flowCollectorSection, modeSchema } from '../../../exporters/ipfix/config.js';
 
 export const serviceConfigSchema = z
   .strictObject(
     withAntreaKeys({
       ...ingestConfigShape,
+      mode: modeSchema,
+      clusterID: clusterIdSchema,
+      flowCollector: flowCollectorSection,
       log: logConfigSchema.prefault({}),
       apiServer: apiServerSection,
       kubernetes: kubernetesSection,
