@@ -30,20 +30,42 @@ export interface DecodedExport {
   readonly records: (Record<string, unknown> & { templateId: number; session: number })[];
 }
 
-/** Decodes collected messages with one template store per transport session (UDP: one for all). */
-export function decodeCollected(messages: readonly CollectedMessage[], transport: 'tcp' | 'udp' = 'tcp'): DecodedExport {
-  const stores = new Map<number, TemplateStore>();
-  const out: DecodedExport = { headers: [], templates: [], records: [] };
-  for (const m of messages) {
-    let store = stores.get(m.session);
-    if (store === undefined) stores.set(m.session, (store = new TemplateStore({ transport })));
-    const decoded = decodeMessage(m.bytes, store);
-    if (decoded.errors.length > 0) throw decoded.errors[0];
-    out.headers.push({ ...decoded.header, session: m.session, records: decoded.records.length });
-    out.templates.push(...decoded.templates);
-    out.records.push(...decoded.records.map((r: DataRecord) => ({ ...byName(r), templateId: r.template.id, session: m.session })));
+/**
+ * Decodes what a collector received, with one template store per transport session (UDP: one for all),
+ * incrementally: update() decodes only the messages that arrived since the last call.
+ */
+export class CollectedDecoder implements DecodedExport {
+  readonly headers: DecodedExport['headers'] = [];
+  readonly templates: Template[] = [];
+  readonly records: DecodedExport['records'] = [];
+  readonly #stores = new Map<number, TemplateStore>();
+  #done = 0;
+
+  constructor(
+    private readonly messages: readonly CollectedMessage[],
+    private readonly transport: 'tcp' | 'udp' = 'tcp',
+  ) {}
+
+  /** Decodes the new messages; returns the number of data records decoded so far. */
+  update(): number {
+    for (; this.#done < this.messages.length; this.#done++) {
+      const m = this.messages[this.#done]!;
+      let store = this.#stores.get(m.session);
+      if (store === undefined) this.#stores.set(m.session, (store = new TemplateStore({ transport: this.transport })));
+      const decoded = decodeMessage(m.bytes, store);
+      if (decoded.errors.length > 0) throw decoded.errors[0];
+      this.headers.push({ ...decoded.header, session: m.session, records: decoded.records.length });
+      this.templates.push(...decoded.templates);
+      for (const r of decoded.records) this.records.push({ ...byName(r), templateId: r.template.id, session: m.session });
+    }
+    return this.records.length;
   }
-  return out;
+}
+
+export function decodeCollected(messages: readonly CollectedMessage[], transport: 'tcp' | 'udp' = 'tcp'): DecodedExport {
+  const d = new CollectedDecoder(messages, transport);
+  d.update();
+  return d;
 }
 
 function byName(r: DataRecord): Record<string, unknown> {

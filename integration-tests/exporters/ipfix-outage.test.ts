@@ -9,9 +9,9 @@ import { test } from 'node:test';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
 import { topicsSchema } from '../../lib/log/topics.js';
 import { createExportRunner } from '../../exporters/runner.js';
-import { decodeCollected, ipfixExporter } from '../../exporters/ipfix/testing.js';
+import { CollectedDecoder, ipfixExporter } from '../../exporters/ipfix/testing.js';
 import { numberedRecord, writeRecords } from '../../exporters/testing.js';
-import { type CollectedMessage, startTcpCollector } from '../harness/collector.js';
+import { startTcpCollector } from '../harness/collector.js';
 
 const TOTAL = 100_000;
 const OUTAGE_MS = 30_000;
@@ -22,10 +22,10 @@ test('a 30 s collector outage while 100,000 records flow: every record arrives e
   const topics = topicsSchema.parse({ flowsProcessedPartitions: 4 });
   let collector = await startTcpCollector();
   const port = collector.port;
-  const received: CollectedMessage[][] = [collector.messages as CollectedMessage[]];
+  const received = [new CollectedDecoder(collector.messages)];
   const exporter = ipfixExporter({ address: `127.0.0.1:${port}:tcp`, batchRecords: 2000, batchDelay: 200 });
   const runner = createExportRunner({ log, topics, exporter });
-  const count = () => received.reduce((n, messages) => n + decodeCollected(messages).records.length, 0);
+  const count = () => received.reduce((n, d) => n + d.update(), 0);
   try {
     await runner.start();
     const write = (from: number, n: number) => writeRecords(log, topics.flowsProcessed, Array.from({ length: n }, (_, i) => numberedRecord(from + i)), (i) => (from + i) % 4);
@@ -39,12 +39,12 @@ test('a 30 s collector outage while 100,000 records flow: every record arrives e
     assert.equal(runner.readiness().ready, false, 'not ready while the collector is down');
 
     collector = await startTcpCollector('127.0.0.1', { port });
-    received.push(collector.messages as CollectedMessage[]);
+    received.push(new CollectedDecoder(collector.messages));
     while (count() < TOTAL) await collector.waitForMessages(collector.messages.length + 1, 120_000);
     await runner.stop();
 
     const seen = new Map<number, number>();
-    for (const messages of received) for (const r of decodeCollected(messages).records) seen.set(r.octetDeltaCount as number, (seen.get(r.octetDeltaCount as number) ?? 0) + 1);
+    for (const d of received) for (const r of d.records) seen.set(r.octetDeltaCount as number, (seen.get(r.octetDeltaCount as number) ?? 0) + 1);
     const missing = Array.from({ length: TOTAL }, (_, i) => i).filter((i) => !seen.has(i));
     const duplicated = [...seen].filter(([, n]) => n > 1);
     assert.deepEqual([missing.length, duplicated.length, seen.size], [0, 0, TOTAL]);
