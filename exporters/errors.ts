@@ -6,8 +6,6 @@ import { FlowaggError, isFlowaggError } from '../lib/errors.js';
 export const EXPORT_STATE = 'FLOWAGG_ERR_EXPORT_STATE';
 /** `flowagg export KIND` or an enabled section names an exporter kind no module registered. */
 export const EXPORT_UNKNOWN_KIND = 'FLOWAGG_ERR_EXPORT_UNKNOWN_KIND';
-/** A delivery given up because the runner is stopping (the batch stays uncommitted: delivered again later). */
-export const EXPORT_ABORTED = 'FLOWAGG_ERR_EXPORT_ABORTED';
 
 /**
  * Marks a failed delivery as having reached none of the batch's records (connection refused, say), so

@@ -38,11 +38,6 @@ export class ExportSession {
     this.#encoder = new MessageEncoder({ observationDomainId: o.observationDomainId, maxMessageSize: o.maxMessageSize, exportTime: () => Math.floor(o.now() / 1000) });
   }
 
-  /** Data records sent before the next message (the next header's sequence number). */
-  get sequenceNumber(): number {
-    return this.#encoder.sequenceNumber;
-  }
-
   encode(records: readonly ExportedRecord[]): Encoded {
     return this.#o.format === 'JSON' ? this.#json(records) : this.#ipfix(records);
   }

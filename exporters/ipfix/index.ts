@@ -78,10 +78,6 @@ export class IpfixExporter implements Exporter {
     return this.#observationDomainId;
   }
 
-  get sequenceNumber(): number | undefined {
-    return this.#conn?.session.sequenceNumber;
-  }
-
   async start(): Promise<void> {
     const c = this.#c;
     const uuid = await this.#deps.clusterUuid?.();

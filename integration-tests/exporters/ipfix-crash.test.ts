@@ -19,7 +19,7 @@ const TOTAL = 40_000;
 const KILLS = 10;
 const CHILD = new URL('./testing/ipfix-export-child.ts', import.meta.url).pathname;
 
-test('SIGKILL at random moments, 10 times: nothing missing, every duplicate counted as redelivered', { timeout: 400_000 }, async () => {
+test('SIGKILL at random moments, 10 times: nothing missing, every duplicate counted as redelivered', { timeout: 400_000 }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'flowagg-ipfix-crash-'));
   const collector = await startTcpCollector();
   try {
@@ -66,6 +66,7 @@ test('SIGKILL at random moments, 10 times: nothing missing, every duplicate coun
     for (const r of decoded.records) seen.set(r.octetDeltaCount as number, (seen.get(r.octetDeltaCount as number) ?? 0) + 1);
     const missing = Array.from({ length: TOTAL }, (_, i) => i).filter((i) => !seen.has(i));
     const duplicates = [...seen.values()].reduce((n, c) => n + c - 1, 0);
+    t.diagnostic(`${TOTAL} records, ${KILLS} kills: ${duplicates} duplicates at the collector, ${redelivered} counted as redelivered`);
     assert.equal(missing.length, 0, 'no record missing');
     assert.ok(duplicates <= redelivered, `${duplicates} duplicates at the collector, ${redelivered} records counted as redelivered`);
     assert.ok(redelivered > 0, 'the kills landed while batches were in flight');

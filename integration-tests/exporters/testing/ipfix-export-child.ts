@@ -9,14 +9,16 @@ import { createExportRunner } from '../../../exporters/runner.js';
 import { ipfixExporter } from '../../../exporters/ipfix/testing.js';
 
 const [dir, port] = process.argv.slice(2) as [string, string];
-const counter = exportMetrics.redelivered.labels('ipfix');
+// prom-client binds a labelled child's inc to the counter's inc when the child is made (at assignment,
+// after this line), so patching the counter sees every increment.
+const counter = exportMetrics.redelivered;
+const inc = counter.inc.bind(counter) as (labels: unknown, n?: number) => void;
 let total = 0;
-const inc = counter.inc.bind(counter);
-counter.inc = (n?: number) => {
-  total += n ?? 1;
+counter.inc = ((labels: unknown, n?: number) => {
+  total += typeof labels === 'number' ? labels : (n ?? 1);
   process.stdout.write(`redelivered ${total}\n`);
-  inc(n);
-};
+  inc(labels, n);
+}) as typeof counter.inc;
 
 const log = await openEmbeddedLog({ dir, fsync: { policy: 'always' } });
 const runner = createExportRunner({
