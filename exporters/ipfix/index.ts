@@ -6,6 +6,7 @@
 // delivery, with exponential backoff (1 s doubling to 30 s, reset on success) shared by all partitions:
 // between attempts deliveries fail at once, reaching nothing, and the runner retries them.
 import { FlowaggError, errorMessage } from '../../lib/errors.js';
+import { canonicalUuid, observationDomainIdOf } from '../../lib/k8s/cluster-identity.js';
 import { componentLogger, type Logger, sampledLogger } from '../../lib/telemetry/logger.js';
 import { Backoff } from '../backoff.js';
 import { EXPORT_STATE, notDelivered } from '../errors.js';
@@ -16,7 +17,6 @@ import { type Connection, type TlsMaterial, openConnection } from './connection.
 import { IPFIX_EXPORT_CONNECT } from './errors.js';
 import { ExportSession } from './export-session.js';
 import { ipfixMetrics } from './metrics.js';
-import { defaultObservationDomainId } from './observation-domain.js';
 import { type ExportTemplates, exportTemplates } from './templates.js';
 import { loadTlsMaterial, type SecretReader } from './tls-material.js';
 
@@ -80,8 +80,10 @@ export class IpfixExporter implements Exporter {
 
   async start(): Promise<void> {
     const c = this.#c;
-    const uuid = await this.#deps.clusterUuid?.();
-    this.#observationDomainId = c.observationDomainID ?? defaultObservationDomainId(uuid);
+    const read = await this.#deps.clusterUuid?.();
+    const uuid = read === undefined ? undefined : canonicalUuid(read);
+    // Antrea's default: FNV-1 32-bit of the cluster UUID's 16 bytes; 0 when no cluster UUID is known.
+    this.#observationDomainId = c.observationDomainID ?? (uuid === undefined ? 0 : observationDomainIdOf(uuid));
     const clusterId = this.#config.clusterID !== '' ? this.#config.clusterID : (uuid ?? '');
     this.#templates = exportTemplates({ mode: this.#config.mode, includeK8sNames: c.includeK8sNames, includeK8sUIDs: c.includeK8sUIDs }, this.#observationDomainId, clusterId);
     if (this.#c.tls.enable || this.address.tls) this.#tls = await loadTlsMaterial(this.#c.tls, this.#deps.readSecret);

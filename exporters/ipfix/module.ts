@@ -1,18 +1,20 @@
 // The IPFIX exporter as the CLI knows it: the flowCollector section, and how to build the exporter from
-// the service configuration (reading the Kubernetes API only when running in a Pod).
+// the service configuration (reading the Kubernetes API only when the `kubernetes` section has one).
 import { loadKubeConfig } from '../../lib/k8s/client.js';
+import { resolveSourceKind } from '../../lib/k8s/config.js';
 import { type ServiceConfig } from '../../lib/cli/commands/service-config.js';
 import { type ExporterModule } from '../registry.js';
 import { IpfixExporter } from './index.js';
-
-const inPod = () => process.env.KUBERNETES_SERVICE_HOST !== undefined;
 
 export const ipfixExporterModule: ExporterModule<ServiceConfig> = {
   kind: 'ipfix',
   section: 'flowCollector',
   enabled: (c) => c.flowCollector.enable,
   create(c, deps) {
-    const k8s = inPod() ? import('./k8s.js').then((m) => m.kubernetesReads(loadKubeConfig())) : undefined;
+    const kube = c.kubernetes;
+    const k8s = resolveSourceKind(kube) === 'informers'
+      ? import('./k8s.js').then((m) => m.kubernetesReads(loadKubeConfig(kube.kubeconfig === undefined ? {} : { kubeconfig: kube.kubeconfig }), kube.antreaNamespace))
+      : undefined;
     return new IpfixExporter(
       { flowCollector: c.flowCollector, mode: c.mode, clusterID: c.clusterID },
       {
