@@ -7,6 +7,7 @@ import { publishLogApi, serveLogAdmin } from '../../log/admin-api.js';
 import { openLog } from '../../log/index.js';
 import { topicValueFraming } from '../../log/value-format.js';
 import { FLOW_RECORD_SCHEMA } from '../../../schemas/flow-record.js';
+import { FlowRecordDecoder } from '../../../schemas/flow-record-decoder.js';
 import { type MessageLog } from '../../log/types.js';
 import { TelemetryServer } from '../../telemetry/http.js';
 import { componentLogger } from '../../telemetry/logger.js';
@@ -100,8 +101,11 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest, runners));
   try {
     await ingest?.start();
+    // Values of flows.processed framed with a schema registry id (log.valueFormat confluent) decode with it.
+    const processed = modules.length === 0 ? undefined : await topicValueFraming(config.log, config.log.topics.flowsProcessed, FLOW_RECORD_SCHEMA);
+    const decoder = new FlowRecordDecoder(processed?.kind === 'confluent' ? processed.schemaId : undefined);
     for (const m of modules) {
-      const runner = createExportRunner({ log, topics: config.log.topics, exporter: m.create(config, { log }) });
+      const runner = createExportRunner({ log, topics: config.log.topics, exporter: m.create(config, { log }), decoder });
       await runner.start();
       runners.push(runner);
       http.addReadinessCheck(`export.${m.kind}`, () => runner.readiness());
