@@ -85,7 +85,7 @@ export const flowCollectorSection = z
     }
   })
   .prefault({})
-  .meta({ description: 'The IPFIX exporter (flowagg export ipfix, and flowagg run when enabled). A change needs a restart.', reload: 'restart' });
+  .meta({ description: 'The IPFIX exporter (flowagg export ipfix, and flowagg run when enabled). A change needs a restart (Antrea replaces the exporter live).', reload: 'restart' });
 
 export type FlowCollectorConfig = z.output<typeof flowCollectorSection>;
 

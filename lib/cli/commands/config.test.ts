@@ -22,7 +22,7 @@ const args = (positionals: string[], values: Record<string, string | boolean> = 
 test('config check: exit 0 for a valid file, with its notices; 1 for an invalid one; -o json for scripts', () => {
   const good = run((out) => checkConfig(args(['check', ANTREA_CONF]), out, {}));
   assert.equal(good.code, 0);
-  assert.match(good.out, /antrea-flow-aggregator\.conf: valid \(0 errors, 0 warnings, 10 notices\)\n$/);
+  assert.match(good.out, /antrea-flow-aggregator\.conf: valid \(0 errors, 0 warnings, 8 notices\)\n$/);
 
   const bad = join(dir, 'bad.yaml');
   writeFileSync(bad, 'ingest:\n  port: 99999\n');

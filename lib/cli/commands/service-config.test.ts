@@ -27,20 +27,24 @@ test("Antrea's chart flow-aggregator.conf, every key of reference §3, loads unc
   assert.equal(r.config.apiServer.apiPort, 10348);
   // The keys whose services are not built yet are accepted, each with a notice that it has no effect.
   const noticed = new Set(r.diagnostics.map((d) => d.path));
+  // mode, clusterID and flowCollector configure the IPFIX exporter: real keys, no notice.
+  const built = new Set(['mode', 'clusterID', 'flowCollector']);
   for (const key of [...Object.keys(antreaPendingShape), 'recordBufferSize']) {
     // The chart writes clusterID and the API server's TLS keys empty: an empty value asks for nothing.
-    assert.equal(noticed.has(key), key !== 'clusterID', `a notice for ${key}`);
+    assert.equal(noticed.has(key), !built.has(key), `a notice for ${key}`);
   }
   assert.ok(!noticed.has('apiServer.tlsCipherSuites'));
-  const mode = r.diagnostics.find((d) => d.path === 'mode')!;
-  assert.match(mode.source!, /antrea-flow-aggregator\.conf:\d+$/);
+  const pending = r.diagnostics.find((d) => d.path === 'activeFlowRecordTimeout')!;
+  assert.match(pending.source!, /antrea-flow-aggregator\.conf:\d+$/);
 });
 
 test("the reload policies are Antrea's (reference §1)", () => {
   const keys = configKeys(serviceConfigSchema);
   assert.equal(reloadPolicyOf(keys, ['mode']), 'refused');
   assert.equal(reloadPolicyOf(keys, ['recordContents', 'podLabels']), 'live');
-  for (const exporter of ['flowCollector', 'clickHouse', 's3Uploader', 'flowLogger']) assert.equal(reloadPolicyOf(keys, [exporter, 'enable']), 'live', exporter);
+  // flowagg's IPFIX exporter is not replaced live yet (docs/exporters.md): a change says it needs a restart.
+  assert.equal(reloadPolicyOf(keys, ['flowCollector', 'enable']), 'restart');
+  for (const exporter of ['clickHouse', 's3Uploader', 'flowLogger']) assert.equal(reloadPolicyOf(keys, [exporter, 'enable']), 'live', exporter);
   for (const key of ['apiServer', 'activeFlowRecordTimeout', 'inactiveFlowRecordTimeout', 'aggregatorTransportProtocol', 'flowAggregatorAddress', 'flowStreamService']) {
     assert.equal(reloadPolicyOf(keys, [key]), 'restart', key);
   }
