@@ -97,6 +97,7 @@ const bench: Benchmark = async (log) => {
     try {
       const topics = topicsSchema.parse({ flowsProcessedPartitions: 4 });
       const total = 200_000;
+      await embedded.admin().createTopics([{ topic: topics.flowsProcessed, partitions: 4 }]);
       await writeRecords(embedded, topics.flowsProcessed, Array.from({ length: total }, (_, i) => numberedRecord(i)), (i) => i % 4);
       const exporter = ipfixExporter({ address: `127.0.0.1:${collector.port}:tcp`, batchRecords: BATCH, batchDelay: 100 });
       const runner = createExportRunner({ log: embedded, topics, exporter });

@@ -85,9 +85,11 @@ export class BatchIntents {
 
   /** Records the range durably; resolves once the log has it. */
   async record(intent: BatchIntent): Promise<void> {
-    const key = keyOf(this.groupId, intent.topic, intent.partition);
-    await this.producer.send(this.topic, [{ key: Buffer.from(key), value: Buffer.from(JSON.stringify(intent)) }]);
-    this.#latest.set(key, intent);
+    // Only the range: callers may pass a whole batch, whose records must not go into the log again.
+    const range: BatchIntent = { topic: intent.topic, partition: intent.partition, firstOffset: intent.firstOffset, lastOffset: intent.lastOffset };
+    const key = keyOf(this.groupId, range.topic, range.partition);
+    await this.producer.send(this.topic, [{ key: Buffer.from(key), value: Buffer.from(JSON.stringify(range)) }]);
+    this.#latest.set(key, range);
   }
 
   async close(): Promise<void> {

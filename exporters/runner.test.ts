@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
+import { readAll } from '../lib/log/embedded/testing/read-all.js';
 import { topicsSchema } from '../lib/log/topics.js';
 import { type MessageLog } from '../lib/log/types.js';
 import { registry } from '../lib/telemetry/metrics.js';
@@ -62,6 +63,10 @@ await test('every record reaches the destination once, in batches cut from offse
       mine.forEach((b, k) => assert.equal(b.firstOffset, k === 0 ? 0 : mine[k - 1]!.lastOffset + 1));
     }
     assert.deepEqual(await committed(log, r.groupId), [525, 525]);
+    // The recorded ranges are ranges only, one per partition once compacted.
+    const ranges = (await readAll(log, topics.exportBatches)).map((x) => JSON.parse(x.value!.toString()) as Record<string, unknown>);
+    assert.ok(ranges.length >= 2);
+    for (const range of ranges) assert.deepEqual(Object.keys(range).sort(), ['firstOffset', 'lastOffset', 'partition', 'topic']);
   });
 });
 

@@ -31,6 +31,8 @@ export interface RunnerOptions {
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   readonly logger?: Logger;
   readonly now?: () => number;
+  /** Default: the current schema, single-object framing (or older schemas through avsc). */
+  readonly decoder?: FlowRecordDecoder;
 }
 
 export type RunnerState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
@@ -65,7 +67,7 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
   const backoff = opts.backoff ?? { initialMs: 1000, maxMs: 30_000 };
   const logger = opts.logger ?? componentLogger('export', { exporter: kind });
   const now = opts.now ?? Date.now;
-  const decoder = new FlowRecordDecoder();
+  const decoder = opts.decoder ?? new FlowRecordDecoder();
   const workers = new Map<string, PartitionWorker>();
   let delivered = 0;
   let state: RunnerState = 'created';

@@ -87,7 +87,7 @@ export function batchOf(partition: number, firstOffset: number, count: number, r
   return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records };
 }
 
-/** Writes records to a topic, `perPartition` to each of `partitions` partitions, in batches of 1000. */
+/** Writes records to a topic, record i to partition(i), in sends of 1000. */
 export async function writeRecords(log: MessageLog, topic: string, records: readonly FlowRecord[], partition: (i: number) => number): Promise<void> {
   const writer = flowRecordWriter();
   const producer = log.producer();
@@ -95,7 +95,9 @@ export async function writeRecords(log: MessageLog, topic: string, records: read
     const byPartition = new Map<number, Buffer[]>();
     records.forEach((r, i) => {
       const p = partition(i);
-      byPartition.set(p, [...(byPartition.get(p) ?? []), writer.encode(r)]);
+      let values = byPartition.get(p);
+      if (values === undefined) byPartition.set(p, (values = []));
+      values.push(writer.encode(r));
     });
     for (const [p, values] of byPartition) {
       for (let at = 0; at < values.length; at += 1000) {

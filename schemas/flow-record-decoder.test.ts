@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isFlowaggError } from '../lib/errors.js';
-import { SCHEMA_BAD_BODY } from './errors.js';
-import { FLOW_RECORD_TYPE, type FlowRecord, flowRecordReader, flowRecordWriter } from './flow-record.js';
+import { AvroWriter } from './avro.js';
+import { SCHEMA_BAD_BODY, SCHEMA_UNKNOWN_WRITER } from './errors.js';
+import { FLOW_RECORD_SCHEMA, FLOW_RECORD_TYPE, type FlowRecord, flowRecordReader, flowRecordWriter } from './flow-record.js';
 import { FlowRecordDecoder } from './flow-record-decoder.js';
 
 const writer = flowRecordWriter();
@@ -44,7 +45,9 @@ test('a truncated body or trailing bytes is FLOWAGG_ERR_SCHEMA_BAD_BODY, not a w
   }
 });
 
-test('values of another writer schema go through the resolving reader', () => {
-  // Confluent framing cannot take the compiled path; the fallback reader reports it.
-  assert.throws(() => decoder.decode(Buffer.from([0, 0, 0, 0, 7, 1])), (e) => isFlowaggError(e));
+test('values framed with a schema registry id decode with that id, and only with it', () => {
+  const record = randomRecord();
+  const framed = new AvroWriter<FlowRecord>(FLOW_RECORD_TYPE, FLOW_RECORD_SCHEMA, { kind: 'confluent', schemaId: 7 }).encode(record);
+  assert.deepEqual(plain(new FlowRecordDecoder(7).decode(framed)), plain(reference.decode(writer.encode(record))));
+  assert.throws(() => decoder.decode(framed), (e) => isFlowaggError(e, SCHEMA_UNKNOWN_WRITER));
 });

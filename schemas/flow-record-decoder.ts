@@ -145,9 +145,10 @@ export class FlowRecordDecoder {
   readonly #decode: (b: Buffer) => FlowRecord;
   #fallback: AvroReader<FlowRecord> | undefined;
 
-  constructor(schema: unknown = FLOW_RECORD_SCHEMA, type: avro.Type = FLOW_RECORD_TYPE) {
-    this.#fingerprint = schemaFingerprint(schema);
-    this.#decode = compile((type as unknown as { fields: AvscField[] }).fields);
+  /** `confluentId`: the schema registry's id of the current schema, for values framed with it (log.valueFormat confluent). */
+  constructor(readonly confluentId?: number) {
+    this.#fingerprint = schemaFingerprint(FLOW_RECORD_SCHEMA);
+    this.#decode = compile((FLOW_RECORD_TYPE as unknown as { fields: AvscField[] }).fields);
   }
 
   decode(value: Buffer): FlowRecord {
@@ -159,7 +160,7 @@ export class FlowRecordDecoder {
         throw new FlowaggError(SCHEMA_BAD_BODY, `invalid Avro body: ${String(err)}`, { cause: err });
       }
     }
-    this.#fallback ??= flowRecordReader();
+    this.#fallback ??= flowRecordReader(this.confluentId);
     return this.#fallback.decode(value);
   }
 }

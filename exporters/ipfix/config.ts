@@ -9,48 +9,63 @@ const MIN_MESSAGE = 512;
 const MAX_MESSAGE = 65535;
 
 /** Antrea's `mode` (top level): which records the processor writes, and so which template the exporter sends. */
-export const modeSchema = z.string().transform((v, ctx): Mode => {
-  const mode = v.trim().toLowerCase();
-  if (mode === 'aggregate') return 'Aggregate';
-  if (mode === 'proxy') return 'Proxy';
-  ctx.addIssue({ code: 'custom', message: `"${v}" is not a mode (Aggregate or Proxy)` });
-  return z.NEVER;
-});
+export const modeSchema = z
+  .string()
+  .transform((v, ctx): Mode => {
+    const mode = v.trim().toLowerCase();
+    if (mode === 'aggregate') return 'Aggregate';
+    if (mode === 'proxy') return 'Proxy';
+    ctx.addIssue({ code: 'custom', message: `"${v}" is not a mode (Aggregate or Proxy)` });
+    return z.NEVER;
+  })
+  .default('Aggregate')
+  .meta({
+    description: 'Aggregate (correlate the two halves of inter-Node flows) or Proxy (forward each record with enrichment): what the processor writes, and so the IPFIX exporter\'s template. A change while running is refused.',
+    reload: 'refused',
+    typeLabel: 'Aggregate | Proxy',
+  });
+
+/** Antrea's top-level clusterID. */
+export const clusterIdSchema = z
+  .string()
+  .default('')
+  .meta({ description: 'The clusterId element of IPFIX exports; "" = the cluster UUID (ConfigMap antrea-cluster-identity).', reload: 'restart' });
 
 export type Mode = 'Aggregate' | 'Proxy';
 
 const tlsSection = z
   .strictObject({
-    enable: z.boolean().default(false).describe('TLS to the collector (TCP only for client certificates).'),
-    caSecretName: z.string().default('').describe('Secret holding ca.crt (Kubernetes); "" = the system roots (or caFile).'),
-    clientSecretName: z.string().default('').describe('kubernetes.io/tls Secret (tls.crt, tls.key) with the client certificate: mutual TLS.'),
-    serverName: z.string().default('').describe('SNI and the name the server certificate must carry; default the address host.'),
-    minVersion: z.enum(['', 'VersionTLS12', 'VersionTLS13']).default('').describe('Lowest TLS version ("" = VersionTLS12).'),
-    caFile: z.string().default('').describe('Outside Kubernetes: the CA as a PEM file instead of caSecretName.'),
-    certFile: z.string().default('').describe('Outside Kubernetes: the client certificate as a PEM file instead of clientSecretName.'),
-    keyFile: z.string().default('').describe('Outside Kubernetes: the client key as a PEM file.'),
+    enable: z.boolean().default(false).describe('TLS to the collector (TCP only).'),
+    caSecretName: z.string().default('').describe('In Kubernetes: the Secret holding ca.crt, the CA the collector\'s certificate must chain to; "" = the system roots (or caFile).'),
+    clientSecretName: z.string().default('').describe('In Kubernetes: a kubernetes.io/tls Secret (tls.crt, tls.key) with the client certificate, for mutual TLS.'),
+    serverName: z.string().default('').describe('SNI, and the name the collector\'s certificate must carry; default the address host.'),
+    minVersion: z.enum(['', 'VersionTLS12', 'VersionTLS13']).default('').describe('Oldest TLS version accepted; "" = VersionTLS12.'),
+    caFile: z.string().default('').describe('Outside Kubernetes: PEM file of the CA, instead of caSecretName.'),
+    certFile: z.string().default('').describe('Outside Kubernetes: PEM file of the client certificate, instead of clientSecretName.'),
+    keyFile: z.string().default('').describe('Outside Kubernetes: PEM file of the client certificate\'s key.'),
   })
-  .prefault({});
+  .prefault({})
+  .describe('TLS to the collector: a custom CA, an optional client certificate.');
 
 export const flowCollectorSection = z
   .strictObject({
-    enable: z.boolean().default(false).describe('Whether `flowagg run` starts the IPFIX exporter (`flowagg export ipfix` runs it regardless).'),
-    address: z.string().default('').describe('The collector, `<host>:<port>[:<proto>]` (IPv6 in brackets; port 4739, proto tcp by default).'),
-    observationDomainID: z.number().int().min(0).max(0xffffffff).optional().describe("Default: FNV-1 32-bit of the cluster UUID's 16 bytes (Antrea), else 0."),
+    enable: z.boolean().default(false).describe('Export to an external IPFIX (or JSON) collector.'),
+    address: z.string().default('').describe('The collector, <host>:<port>[:<proto>] (proto tcp, udp or tls; IPv6 in brackets); port 4739 and tcp by default.'),
+    observationDomainID: z.number().int().min(0).max(0xffffffff).optional().describe('Observation domain id of the export; default FNV-1 32-bit of the cluster UUID\'s 16 bytes (0 when unknown).'),
     recordFormat: z.enum(['IPFIX', 'JSON']).default('IPFIX').describe('IPFIX, or JSON lines ({"ipfix": {...}, "@timestamp": ...}).'),
-    templateRefreshTimeout: duration.default(600_000).describe('UDP only: every template is sent again this often (Antrea: 600 s). 0 = only at connection.'),
+    templateRefreshTimeout: duration.default(600_000).describe('UDP only: both templates are sent again this often; 0 = only at the start of a session.'),
     maxIPFIXMsgSize: z
       .number()
       .int()
       .refine((v) => v === 0 || (v >= MIN_MESSAGE && v <= MAX_MESSAGE), { message: `must be 0 (automatic) or between ${MIN_MESSAGE} and ${MAX_MESSAGE}` })
       .default(0)
-      .describe('0 = automatic: 65535 over TCP, the path MTU less IP and UDP headers over UDP; else 512..65535.'),
+      .describe('Largest message: 0 = 65535 over TCP, the path MTU less IP and UDP headers over UDP; else 512..65535.'),
     tls: tlsSection,
-    includeK8sNames: z.boolean().default(true).describe('Pod, Node, namespace, Service and policy names in the template.'),
-    includeK8sUIDs: z.boolean().default(false).describe('Pod, Node, Service, policy and egress UIDs (16-byte UUIDs) in the template.'),
+    includeK8sNames: z.boolean().default(true).describe('Pod, Node, Service, policy and Egress names in the template.'),
+    includeK8sUIDs: z.boolean().default(false).describe('Pod, Node, Service, policy and Egress UIDs (16-byte UUIDs) in the template.'),
     connectTimeout: duration.default(10_000).describe('flowagg: how long a connection attempt may take before it counts as failed.'),
-    batchRecords: z.number().int().min(1).max(100_000).default(5000).describe('flowagg: records per delivery batch.'),
-    batchDelay: duration.default(1000).describe('flowagg: how long a partial batch waits (Antrea flushes every second).'),
+    batchRecords: z.number().int().min(1).max(100_000).default(5000).describe('flowagg: records per delivery batch (many records per message).'),
+    batchDelay: duration.default(1000).describe('flowagg: how long a partial batch waits for more records (Antrea flushes every second).'),
   })
   .superRefine((c, ctx) => {
     if (!c.enable && c.address === '') return;
@@ -69,7 +84,8 @@ export const flowCollectorSection = z
       ctx.addIssue({ code: 'custom', path: ['tls', c.tls.certFile === '' ? 'certFile' : 'keyFile'], message: 'certFile and keyFile go together (the client certificate and its key)' });
     }
   })
-  .prefault({});
+  .prefault({})
+  .meta({ description: 'The IPFIX exporter (flowagg export ipfix, and flowagg run when enabled). A change replaces the running exporter, as Antrea does.', reload: 'live' });
 
 export type FlowCollectorConfig = z.output<typeof flowCollectorSection>;
 

@@ -24,9 +24,9 @@ test('a bad flowCollector section fails flowagg run and flowagg export at start,
   for (const argv of [['run'], ['export', 'ipfix']]) {
     const { code, stderr } = await capture([...argv, '--config', file]);
     assert.equal(code, 1);
-    assert.match(stderr, /flowCollector\.address \([^)]*\): "https:\/\/collector:4739" is a URL/);
-    assert.match(stderr, /flowCollector\.maxIPFIXMsgSize \([^)]*\): must be 0 \(automatic\) or between 512 and 65535/);
-    assert.match(stderr, /mode \([^)]*\): "Sideways" is not a mode \(Aggregate or Proxy\)/);
+    assert.match(stderr, /flowCollector\.address \(.*flowagg\.yaml:\d+\): "https:\/\/collector:4739" is a URL/);
+    assert.match(stderr, /flowCollector\.maxIPFIXMsgSize \(.*\): must be 0 \(automatic\) or between 512 and 65535/);
+    assert.match(stderr, /mode \(.*\): "Sideways" is not a mode \(Aggregate or Proxy\)/);
   }
 });
 

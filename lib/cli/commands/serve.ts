@@ -7,6 +7,7 @@ import { publishLogApi, serveLogAdmin } from '../../log/admin-api.js';
 import { openLog } from '../../log/index.js';
 import { topicValueFraming } from '../../log/value-format.js';
 import { FLOW_RECORD_SCHEMA } from '../../../schemas/flow-record.js';
+import { FlowRecordDecoder } from '../../../schemas/flow-record-decoder.js';
 import { type MessageLog } from '../../log/types.js';
 import { TelemetryServer } from '../../telemetry/http.js';
 import { componentLogger } from '../../telemetry/logger.js';
@@ -110,8 +111,11 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
       }, { log });
       await flowStream.start();
     }
+    // Values of flows.processed framed with a schema registry id (log.valueFormat confluent) decode with it.
+    const processed = modules.length === 0 ? undefined : await topicValueFraming(config.log, config.log.topics.flowsProcessed, FLOW_RECORD_SCHEMA);
+    const decoder = new FlowRecordDecoder(processed?.kind === 'confluent' ? processed.schemaId : undefined);
     const startRunner = async (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => {
-      const runner = createExportRunner({ log, topics: c.log.topics, exporter: m.create(c, { log }) });
+      const runner = createExportRunner({ log, topics: c.log.topics, exporter: m.create(c, { log }), decoder });
       await runner.start();
       return runner;
     };
@@ -139,12 +143,12 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     watcher?.start();
     process.on('SIGHUP', reload);
     const httpPort = await http.listen(config.apiServer.apiPort, config.apiServer.bindAddress || undefined);
-    const notRunning = opts.notRunning ?? [];
     if (config.log.backend === 'embedded') {
       // While this process holds the embedded log, `flowagg offsets` reaches it through this API.
       const token = serveLogAdmin(http, log.admin());
       unpublish = publishLogApi(config.log.embedded.dir, { url: apiUrl(config.apiServer.bindAddress, httpPort), token });
     }
+    const notRunning = opts.notRunning ?? [];
     logger.info(
       {
         log: config.log.backend === 'embedded' ? { backend: 'embedded', dir: config.log.embedded.dir } : { backend: 'kafka', brokers: config.log.kafka?.brokers },

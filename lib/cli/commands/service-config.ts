@@ -10,7 +10,7 @@ import { kubernetesSection } from '../../k8s/config.js';
 import { logConfigSchema } from '../../log/config.js';
 import { apiServerSection } from '../../telemetry/config.js';
 import { ingestConfigShape, refineIngestConfig } from '../../../ingest/config.js';
-import { flowCollectorSection, modeSchema } from '../../../exporters/ipfix/config.js';
+import { clusterIdSchema, flowCollectorSection, modeSchema } from '../../../exporters/ipfix/config.js';
 import { clickHouseSection } from '../../../exporters/clickhouse/config.js';
 import { flowLoggerSection } from '../../../exporters/flowlog/config.js';
 import { s3UploaderSection } from '../../../exporters/s3/config.js';
@@ -20,8 +20,8 @@ export const serviceConfigSchema = z
   .strictObject(
     withAntreaKeys({
       ...ingestConfigShape,
-      mode: reloadable(modeSchema.default('Aggregate').describe("Antrea's mode, Aggregate or Proxy: what the processor writes to flows.processed, and so the IPFIX exporter's template. A change while running is refused."), 'refused'),
-      clusterID: z.string().default('').describe('The clusterId element of IPFIX exports; "" = the cluster UUID.'),
+      mode: modeSchema,
+      clusterID: clusterIdSchema,
       // As in Antrea, an exporter whose section changes is replaced while running (serve.ts).
       flowCollector: reloadable(flowCollectorSection, 'live'),
       clickHouse: reloadable(clickHouseSection, 'live'),
