@@ -1,11 +1,13 @@
 // Runs every test file under node's test runner. Before the run it brings up the shared services the
 // functional tests need (a Kafka broker: KAFKA_BROKERS, else Testcontainers, else the local launcher in
-// infra/dev) once for the whole run, and hands them to the test processes through the environment.
+// infra/dev; a schema registry: SCHEMA_REGISTRY_URL, else infra/dev/schema-registry) once for the whole
+// run, and hands them to the test processes through the environment.
 // `--unit` skips the services and the tests that need them; extra arguments are file filters.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { startKafka } from '../integration-tests/harness/kafka.js';
+import { schemaRegistryEnv, startSchemaRegistry } from '../integration-tests/harness/schema-registry.js';
 
 const ROOTS = ['lib', 'schemas', 'ingest', 'processor', 'exporters', 'integration-tests', 'bench', 'scripts', 'infra'];
 
@@ -39,8 +41,17 @@ if (!unitOnly && files.some(isFunctional)) {
   const kafka = await startKafka((line) => console.log(`[kafka] ${line}`));
   env.KAFKA_BROKERS = kafka.brokers;
   if (kafka.saslBrokers !== undefined) env.KAFKA_SASL_BROKERS = kafka.saslBrokers;
-  stopServices = kafka.stop;
   console.log(`[kafka] brokers ${kafka.brokers} (${kafka.source})`);
+  const registry = await startSchemaRegistry((line) => console.log(`[schema-registry] ${line}`)).catch(async (err: unknown) => {
+    await kafka.stop();
+    throw err;
+  });
+  Object.assign(env, schemaRegistryEnv(registry));
+  console.log(`[schema-registry] ${registry.url}${registry.secure ? `, mutual TLS and basic auth on ${registry.secure.url}` : ''} (${registry.source})`);
+  stopServices = async () => {
+    await registry.stop();
+    await kafka.stop();
+  };
 }
 
 const child = spawn(
