@@ -3,7 +3,7 @@
 //   2. the local launcher infra/dev/schema-registry (AxonOps Schema Registry built from the Go module
 //      proxy), which also starts a second registry behind mutual TLS and basic auth.
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { startDevLauncher } from './dev-launcher.js';
 
 /** The registry behind mutual TLS and basic auth that the local launcher starts beside the plain one. */
@@ -56,7 +56,7 @@ export async function startSchemaRegistry(log: (line: string) => void): Promise<
 export function schemaRegistryEnv(registry: SchemaRegistry): Record<string, string> {
   return {
     [ENV.url]: registry.url,
-    ...(registry.secure && { [ENV.secureUrl]: registry.secure.url, [ENV.secureTls]: join(registry.secure.ca, '..') }),
+    ...(registry.secure && { [ENV.secureUrl]: registry.secure.url, [ENV.secureTls]: dirname(registry.secure.ca) }),
   };
 }
 
