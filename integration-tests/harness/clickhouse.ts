@@ -8,7 +8,7 @@
 // Each started server gets its own state directory, so concurrent runs do not share one.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startDevServer } from './detached.js';
+import { startDevLauncher } from './dev-launcher.js';
 
 export interface ClickHouseService {
   /** http://host:port */
@@ -48,11 +48,11 @@ async function fromTestcontainers(image: string | undefined, log: (line: string)
 
 /** Starts a server with infra/dev/clickhouse in a state directory of its own. */
 export async function startLocalClickHouse(log: (line: string) => void): Promise<ClickHouseService> {
-  const dev = await startDevServer('clickhouse', 'FLOWAGG_CLICKHOUSE_STATE', 'clickhouse.pid', log);
+  const dev = await startDevLauncher({ name: 'clickhouse', stateVariable: 'FLOWAGG_CLICKHOUSE_STATE', pidFiles: ['clickhouse.pid'] }, log);
   return {
     url: dev.address,
     source: 'local',
-    https: { url: (await readFile(join(dev.stateDir, 'https-url'), 'utf8')).trim(), caPath: join(dev.stateDir, 'tls', 'ca.crt') },
+    https: { url: (await readFile(join(dev.state, 'https-url'), 'utf8')).trim(), caPath: join(dev.state, 'tls', 'ca.crt') },
     user: LOCAL_CLICKHOUSE_USER,
     stop: dev.stop,
   };

@@ -3,7 +3,7 @@
 // takes any access key; the tests use TEST_S3_CREDENTIALS.
 import { gunzipSync } from 'node:zlib';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { startDevServer } from './detached.js';
+import { startDevLauncher } from './dev-launcher.js';
 
 export interface S3Service {
   /** http://host:port */
@@ -18,7 +18,7 @@ export async function startS3(log: (line: string) => void): Promise<S3Service> {
   const fromEnv = process.env.S3_ENDPOINT?.trim();
   if (fromEnv) return { endpoint: fromEnv, source: 'env', stop: async () => {} };
   try {
-    const dev = await startDevServer('s3', 'FLOWAGG_S3_STATE', 's3.pid', log);
+    const dev = await startDevLauncher({ name: 's3', stateVariable: 'FLOWAGG_S3_STATE', pidFiles: ['s3.pid'] }, log);
     return { endpoint: dev.address, source: 'local', stop: dev.stop };
   } catch (err) {
     throw new Error(
