@@ -16,7 +16,7 @@ import { RecordBuffer } from '../../ingest/records/record-buffer.js';
 import { type ScannedRecord } from '../../schemas/flow-record-scanner.js';
 import { type MetadataOptions } from '../metadata-fill.js';
 import { FLOW_TYPE_INTER_NODE, flowKeyString, isDenied, isFromSourceNode, needsCorrelation, R } from '../record-input.js';
-import { encodeIdentity, encodeStats, encodeWatermark, identityKey, WATERMARK_KEY } from './changelog.js';
+import { encodeIdentity, encodeKey, encodeStats, encodeWatermark, identityKey, WATERMARK_KEY } from './changelog.js';
 import {
   DIRTY_IDENTITY, DIRTY_STATS, F_ACTIVE, F_INACTIVE, F_SEQ, F_WIDTH, I_EXPORTS, I_WIDTH, SIDE_DESTINATION, SIDE_SOURCE, U_BASE_SIDE, U_DIRTY,
   U_EGRESS_ACTION, U_FLOW_TYPE, U_INGRESS_ACTION, U_LIFECYCLE, U_RETRIES, U_WIDTH,
@@ -221,8 +221,7 @@ export class Aggregator {
     if (store.i32[i + I_EXPORTS] === 0) {
       // Antrea fills the missing side of an inter-Node flow that no peer record completed.
       const uncorrelated = state === LONE_PENDING || state === LONE_EXPORTED || isDenied(store.u8[u + U_EGRESS_ACTION]!, store.u8[u + U_INGRESS_ACTION]!);
-      decorateFlow(store, slot, this.metadata, store.u8[u + U_FLOW_TYPE] === FLOW_TYPE_INTER_NODE && uncorrelated);
-      store.markDirty(slot, DIRTY_IDENTITY);
+      if (decorateFlow(store, slot, this.metadata, store.u8[u + U_FLOW_TYPE] === FLOW_TYPE_INTER_NODE && uncorrelated)) store.markDirty(slot, DIRTY_IDENTITY);
     }
     this.encode(store, slot, w, this.outputBuffer);
     this.outputs.push({ key: keyBuffer(store.keys[slot]!), value: this.outputBuffer.value() });
@@ -283,8 +282,9 @@ export class Aggregator {
       if (bits === 0) continue;
       store.u8[at] = 0;
       const key = store.keys[slot]!;
-      if (bits & DIRTY_STATS) out.push({ key: keyBuffer(key), value: encodeStats(store, slot, this.changelogBuffer), partition });
-      if (bits & DIRTY_IDENTITY) out.push({ key: identityKey(key), value: encodeIdentity(store, slot, this.changelogBuffer), partition });
+      const b = this.changelogBuffer;
+      if (bits & DIRTY_STATS) out.push({ key: encodeKey(key, false, b), value: encodeStats(store, slot, b), partition });
+      if (bits & DIRTY_IDENTITY) out.push({ key: encodeKey(key, true, b), value: encodeIdentity(store, slot, b), partition });
     }
     if (this.watermarkChanged) {
       out.push({ key: WATERMARK_KEY, value: encodeWatermark(this.watermark, this.nextSeq), partition });

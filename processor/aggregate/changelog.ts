@@ -3,7 +3,7 @@
 // the frequent change (counters, times, lifecycle) does not rewrite the rare one (names, addresses):
 //
 //   key: flow key               value: 01 01 | Uint8 row | 4 Int32 LE (Service port, SNAT port, source port, exports) | Float64 row LE
-//   key: flow key + 01          value: 01 02 | per interned column: length varint, bytes (UTF-8 text, or the address/UUID bytes)
+//   key: flow key + 01          value: 01 02 | per interned column, in Avro's encoding: an Avro string (text) or bytes (address, UUID)
 //   key: FF 01                  value: 01 03 | watermark Float64 LE | next flow sequence Float64 LE
 //
 // A deleted flow gets a tombstone under both its keys. Restoring reads the partition to its end and
@@ -36,6 +36,17 @@ export function identityKey(flowKey: string): Buffer {
   return b;
 }
 
+/** The changelog key of a flow's stats (the flow key) or identity (flow key + 01), written into `out`. */
+export function encodeKey(flowKey: string, identity: boolean, out: RecordBuffer): Buffer {
+  out.reserve(flowKey.length + 1);
+  const o = out.buf;
+  const start = out.pos;
+  let p = start + o.write(flowKey, start, 'latin1');
+  if (identity) o[p++] = IDENTITY_SUFFIX;
+  out.pos = p;
+  return o.subarray(start, p);
+}
+
 /** Text columns hold UTF-8; the others (UUIDs, addresses) one byte per character. */
 const isTextColumn = (c: number): boolean => c < I_UUID;
 
@@ -58,13 +69,11 @@ export function encodeStats(store: FlowStore, slot: number, out: RecordBuffer): 
 }
 
 export function encodeIdentity(store: FlowStore, slot: number, out: RecordBuffer): Buffer {
-  const texts: string[] = [];
+  const pool = store.pool;
+  const ids = store.i32;
+  const at = slot * I_WIDTH;
   let room = 2;
-  for (let c = 0; c < I_INTERNED_END; c++) {
-    const t = store.text(slot, c);
-    texts.push(t);
-    room += 5 + (isTextColumn(c) ? Buffer.byteLength(t, 'utf8') : t.length);
-  }
+  for (let c = 0; c < I_INTERNED_END; c++) room += (isTextColumn(c) ? pool.avroString(ids[at + c]!) : pool.avroBytes(ids[at + c]!)).length;
   out.reserve(room);
   const o = out.buf;
   let p = out.pos;
@@ -72,15 +81,9 @@ export function encodeIdentity(store: FlowStore, slot: number, out: RecordBuffer
   o[p++] = VERSION;
   o[p++] = KIND_IDENTITY;
   for (let c = 0; c < I_INTERNED_END; c++) {
-    const t = texts[c]!;
-    const n = isTextColumn(c) ? Buffer.byteLength(t, 'utf8') : t.length;
-    let len = n;
-    while (len > 0x7f) {
-      o[p++] = (len & 0x7f) | 0x80;
-      len >>>= 7;
-    }
-    o[p++] = len;
-    p += n === 0 ? 0 : o.write(t, p, n, isTextColumn(c) ? 'utf8' : 'latin1');
+    const encoded = isTextColumn(c) ? pool.avroString(ids[at + c]!) : pool.avroBytes(ids[at + c]!);
+    o.set(encoded, p);
+    p += encoded.length;
   }
   out.pos = p;
   return o.subarray(start, p);
@@ -140,16 +143,17 @@ export function applyChangelogRecord(store: FlowStore, key: Buffer, value: Buffe
   if (value[1] === KIND_IDENTITY && identity) {
     let p = 2;
     for (let c = 0; c < I_INTERNED_END; c++) {
-      let n = 0;
+      let zigzag = 0;
       let shift = 0;
       for (;;) {
         const b = value[p++];
         if (b === undefined || shift > 28) throw corrupt('truncated', key);
-        n |= (b & 0x7f) << shift;
+        zigzag |= (b & 0x7f) << shift;
         if (b < 0x80) break;
         shift += 7;
       }
-      if (p + n > value.length) throw corrupt('truncated', key);
+      const n = zigzag >>> 1;
+      if ((zigzag & 1) !== 0 || p + n > value.length) throw corrupt('bad or truncated length', key);
       store.setInterned(slot, c, isTextColumn(c) ? utf8(value, p, p + n) : latin1(value, p, p + n));
       p += n;
     }
