@@ -14,7 +14,8 @@ let nextSessionNumber = 1;
 
 export class ExporterSession {
   readonly id: string;
-  readonly transport: Transport;
+  /** 'file' for messages read from a capture file (`flowagg pipeline`): a stream whose templates never expire. */
+  readonly transport: Transport | 'file';
   readonly exporter: Endpoint;
   readonly templates: TemplateStore;
   /** The facts of the message being transcoded; one object per session, updated for each message. */
@@ -24,7 +25,7 @@ export class ExporterSession {
   lastActivity: number;
   readonly #transcoders = new Map<number, { template: Template; transcoder: Transcoder }>();
 
-  constructor(transport: Transport, exporter: Endpoint, opts: { templateTtlMs: number; now: () => number }) {
+  constructor(transport: Transport | 'file', exporter: Endpoint, opts: { templateTtlMs: number; now: () => number }) {
     this.transport = transport;
     this.exporter = exporter;
     const where = exporter.address.includes(':') ? `[${exporter.address}]:${exporter.port}` : `${exporter.address}:${exporter.port}`;

@@ -60,6 +60,11 @@ export interface Processor {
   start(): Promise<void>;
   /** Commits what was processed and leaves the group. */
   stop(): Promise<void>;
+  /**
+   * End of input (`flowagg pipeline`, with nothing left to consume): every flow of every assigned
+   * partition exported now and committed, as if time had moved past every deadline.
+   */
+  finish(): Promise<void>;
   stats(): ProcessorStats;
   readiness(): { ready: boolean; detail?: string };
   /** The aggregation state of the assigned partitions, for /flowrecords (empty in proxy mode). */
@@ -293,6 +298,10 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
       await reader?.close();
       state = 'stopped';
       logger.info(totals, 'processor stopped');
+    },
+    async finish() {
+      guard('finish', ['running']);
+      await Promise.all([...tasks.values()].map((t) => t.finish()));
     },
     stats() {
       let flows = 0;

@@ -68,6 +68,11 @@ export class PartitionTask {
     this.lastCommitAt = this.lastInputAt = this.lastIdleAt = now;
   }
 
+  /** The input offset committed last (the next one to read after a restart). */
+  get committedOffset(): number {
+    return this.committedPosition;
+  }
+
   get failed(): boolean {
     return this.failure !== undefined;
   }
@@ -128,6 +133,13 @@ export class PartitionTask {
   commit(): Promise<void> {
     this.lock = this.lock.then(() => this.startCommit());
     return this.lock;
+  }
+
+  /** End of input (`flowagg pipeline`): every flow exported, committed, and durable. */
+  async finish(): Promise<void> {
+    while (!this.work.flush()) await this.commitOrThrow();
+    await this.flush();
+    this.throwIfFailed();
   }
 
   /** Commits everything and waits for it to be durable. */

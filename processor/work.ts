@@ -24,6 +24,8 @@ export interface PartitionWork {
   accept(record: LogRecord): boolean;
   /** Moves event time on by `ms` (an idle partition) and expires what became due, within the budget; false when it must commit first. */
   idle(ms: number): boolean;
+  /** End of input: every flow exported or dropped, within the budget; false when it must commit first. */
+  flush(): boolean;
   /** Output records since the last call. */
   takeOutputs(): ProduceRecord[];
   /** Changelog records since the last call, for processor.state partition `partition`. */
@@ -91,6 +93,10 @@ export class AggregateWork implements PartitionWork {
     return ag.expireDue(this.deps.budget);
   }
 
+  flush(): boolean {
+    return this.aggregator.flush(this.deps.budget);
+  }
+
   takeOutputs(): ProduceRecord[] {
     return this.aggregator.takeOutputs();
   }
@@ -142,6 +148,10 @@ export class ProxyWork implements PartitionWork {
   }
 
   idle(): boolean {
+    return true;
+  }
+
+  flush(): boolean {
     return true;
   }
 

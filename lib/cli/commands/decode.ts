@@ -29,13 +29,13 @@ Errors go to stderr with the byte offset in the file; decoding continues with th
 Exit status: 0 when everything decoded, 1 when any error was reported, 2 for a usage error.
 `;
 
-interface Output {
+export interface Output {
   write(s: string): void;
   flush(): void;
 }
 
 /** Batches stdout writes: one syscall per ~64 KiB instead of one per record. */
-function bufferedStdout(): Output {
+export function bufferedStdout(): Output {
   let parts: string[] = [];
   let size = 0;
   const flush = () => {

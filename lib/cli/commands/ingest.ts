@@ -16,5 +16,5 @@ embedded log in ./data/log). Serves /metrics, /healthz, /readyz and /recordmetri
                   FLOWAGG_CFG_<PATH> environment variables override single keys
 `,
   options: SERVICE_OPTIONS,
-  run: async (args) => serve(loadServiceConfig(args), { command: 'ingest' }),
+  run: async (args) => serve(loadServiceConfig(args), { command: 'ingest', services: ['ingest'] }),
 };
