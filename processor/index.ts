@@ -140,14 +140,20 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     try {
       const first = await producer.begin();
       const work = newWork();
+      const committed = await committedOffset(partition);
       if (work.aggregator !== undefined) {
         const timer = metrics.restoreSeconds.startTimer();
         const restored = await restoreAggregation(reader!, topics.processorState, partition, work.aggregator, logger, now);
         timer();
         metrics.restoredRecords.inc(restored.records);
         logger.info({ partition, ...restored }, 'partition state restored');
+        // The state goes with the input offset committed with it; another one means the group's offsets
+        // were moved since (flowagg offsets reset): what is replayed starts from an empty state.
+        if (restored.inputOffset !== null && restored.inputOffset !== (committed ?? 0)) {
+          logger.warn({ partition, stateOffset: restored.inputOffset, committed }, 'the committed input offset is not the one of the saved state (offsets were reset): starting the partition from an empty state');
+          work.aggregator.discard();
+        }
       }
-      const committed = await committedOffset(partition);
       if (committed !== null) consumer!.seek({ topic: topics.flowsRaw, partition, offset: committed });
       return new PartitionTask(partition, work, producer, first, committed ?? 0, taskSettings, logger);
     } catch (err) {

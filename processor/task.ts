@@ -153,9 +153,10 @@ export class PartitionTask {
     if (this.failed || this.closed) return;
     const outputs = this.work.takeOutputs();
     const changelog: ProduceRecord[] = [];
-    this.work.takeChangelog(changelog, this.partition);
+    const nothingNew = outputs.length === 0 && this.work.pending === 0 && this.position === this.committedPosition;
     this.lastCommitAt = this.settings.now();
-    if (outputs.length === 0 && changelog.length === 0 && this.position === this.committedPosition) return;
+    if (nothingNew) return;
+    this.work.takeChangelog(changelog, this.partition, this.position);
     this.uncommitted = 0;
     this.inflight = this.transact({ outputs, changelog, offset: this.position });
   }

@@ -28,8 +28,8 @@ export interface PartitionWork {
   flush(): boolean;
   /** Output records since the last call. */
   takeOutputs(): ProduceRecord[];
-  /** Changelog records since the last call, for processor.state partition `partition`. */
-  takeChangelog(out: ProduceRecord[], partition: number): void;
+  /** Changelog records since the last call, for processor.state partition `partition`, committed with input offset `inputOffset`. */
+  takeChangelog(out: ProduceRecord[], partition: number, inputOffset: number): void;
   /** Records waiting for a commit. */
   readonly pending: number;
   readonly flows: number;
@@ -101,8 +101,8 @@ export class AggregateWork implements PartitionWork {
     return this.aggregator.takeOutputs();
   }
 
-  takeChangelog(out: ProduceRecord[], partition: number): void {
-    this.aggregator.takeChangelog(out, partition);
+  takeChangelog(out: ProduceRecord[], partition: number, inputOffset: number): void {
+    this.aggregator.takeChangelog(out, partition, inputOffset);
   }
 
   get pending(): number {

@@ -312,7 +312,7 @@ describe('state through the changelog', () => {
         ag.process(r, eventTime(r, 60_000));
         if (n % 17 === 0 || n === cut) {
           const entries: { key: Buffer; value: Buffer | null }[] = [];
-          ag.takeChangelog(entries as never, 0);
+          ag.takeChangelog(entries as never, 0, n + 1);
           changelog.push(...entries.map((e) => ({ key: Buffer.from(e.key), value: e.value === null ? null : Buffer.from(e.value) })));
           outputs.push(...ag.takeOutputs().map((o) => (o.value as Buffer).toString('hex')));
         }
@@ -333,5 +333,19 @@ describe('state through the changelog', () => {
       assert.deepEqual(outputs, expected, `restored after record ${cut}`);
     }
     assert.ok(expected.length > 40);
+  });
+
+  test('discarding a restored state tombstones every flow and exports nothing', () => {
+    const ag = aggregator();
+    feed(ag, workload().slice(0, 200));
+    const flows = ag.flows;
+    ag.takeOutputs();
+    const first: { key: Buffer; value: Buffer | null }[] = [];
+    ag.takeChangelog(first as never, 0, 200);
+    ag.discard();
+    const after: { key: Buffer; value: Buffer | null }[] = [];
+    ag.takeChangelog(after as never, 0, 0);
+    assert.equal(after.filter((e) => e.value === null).length, 2 * flows);
+    assert.deepEqual([ag.flows, ag.takeOutputs().length, ag.watermark], [0, 0, 0]);
   });
 });

@@ -72,7 +72,6 @@ export class Aggregator {
   watermark = 0;
   private readonly heap: ExpiryHeap;
   private nextSeq = 0;
-  private watermarkChanged = false;
   private outputs: ProduceRecord[] = [];
   private tombstones: Buffer[] = [];
   private readonly outputBuffer = new RecordBuffer();
@@ -100,10 +99,7 @@ export class Aggregator {
 
   /** Moves the watermark to `t` if later (a record's event time, or the clock of an idle partition). */
   advanceTo(t: number): void {
-    if (t > this.watermark) {
-      this.watermark = t;
-      this.watermarkChanged = true;
-    }
+    if (t > this.watermark) this.watermark = t;
   }
 
   /** Expires every flow due by the watermark; stops early, returning false, once `budget` records are pending. */
@@ -153,7 +149,6 @@ export class Aggregator {
       f[at + F_SEQ] = this.nextSeq++;
       f[at + F_INACTIVE] = w + settings.inactiveMs;
       f[at + F_ACTIVE] = w + (correlation ? settings.activeMs : settings.exportDelayMs);
-      this.watermarkChanged = true;
       this.counters.created++;
     } else {
       const u = slot * U_WIDTH;
@@ -232,11 +227,16 @@ export class Aggregator {
   }
 
   private delete(slot: number): void {
+    this.forget(slot);
+    this.counters.deleted++;
+  }
+
+  /** Removes a flow, its tombstones queued for the changelog. */
+  private forget(slot: number): void {
     const key = this.store.keys[slot]!;
     this.heap.remove(slot);
     this.tombstones.push(keyBuffer(key), identityKey(key));
     this.store.remove(slot);
-    this.counters.deleted++;
   }
 
   /** Makes room for a new flow: the one due soonest expires now. */
@@ -269,10 +269,11 @@ export class Aggregator {
 
   /**
    * Appends the changelog since the last call to `out`, for partition `partition` of processor.state:
-   * tombstones first, then one stats and one identity record per flow whose part changed, then the
-   * watermark if it moved (a flow deleted and created again in between ends with its new state).
+   * tombstones first, then one stats and one identity record per flow whose part changed (a flow deleted
+   * and created again in between ends with its new state), then the watermark record, which also holds
+   * `inputOffset`, the input offset committed with this changelog.
    */
-  takeChangelog(out: ProduceRecord[], partition: number): void {
+  takeChangelog(out: ProduceRecord[], partition: number, inputOffset: number): void {
     for (const key of this.tombstones) out.push({ key, value: null, partition });
     this.tombstones = [];
     const { store } = this;
@@ -286,17 +287,24 @@ export class Aggregator {
       if (bits & DIRTY_STATS) out.push({ key: encodeKey(key, false, b), value: encodeStats(store, slot, b), partition });
       if (bits & DIRTY_IDENTITY) out.push({ key: encodeKey(key, true, b), value: encodeIdentity(store, slot, b), partition });
     }
-    if (this.watermarkChanged) {
-      out.push({ key: WATERMARK_KEY, value: encodeWatermark(this.watermark, this.nextSeq), partition });
-      this.watermarkChanged = false;
-    }
+    out.push({ key: WATERMARK_KEY, value: encodeWatermark(this.watermark, this.nextSeq, inputOffset), partition });
+  }
+
+  /**
+   * Forgets every flow, exporting nothing: their tombstones go out with the next changelog. For a state
+   * that belongs to other input offsets than the group's (the offsets were reset: a replay starts empty).
+   */
+  discard(): void {
+    const { store } = this;
+    for (const slot of [...store.slots()]) this.forget(slot);
+    this.watermark = 0;
+    this.nextSeq = 0;
   }
 
   /** After a restore filled the store: the watermark and sequence back, every flow queued again, nothing dirty. */
   restored(watermark: number, nextSeq: number): void {
     this.watermark = watermark;
     this.nextSeq = nextSeq;
-    this.watermarkChanged = false;
     const { store } = this;
     for (const slot of store.slots()) {
       store.u8[slot * U_WIDTH + U_DIRTY] = 0;

@@ -4,7 +4,10 @@
 //
 //   key: flow key               value: 01 01 | Uint8 row | 4 Int32 LE (Service port, SNAT port, source port, exports) | Float64 row LE
 //   key: flow key + 01          value: 01 02 | per interned column, in Avro's encoding: an Avro string (text) or bytes (address, UUID)
-//   key: FF 01                  value: 01 03 | watermark Float64 LE | next flow sequence Float64 LE
+//   key: FF 01                  value: 01 03 | watermark Float64 LE | next flow sequence Float64 LE | input offset Float64 LE
+//
+// The watermark record is written by every commit, with the input offset committed with it: a restore
+// that finds another committed offset knows the group's offsets were moved (a replay) since.
 //
 // A deleted flow gets a tombstone under both its keys. Restoring reads the partition to its end and
 // applies every record in order (restore.ts).
@@ -89,19 +92,22 @@ export function encodeIdentity(store: FlowStore, slot: number, out: RecordBuffer
   return o.subarray(start, p);
 }
 
-export function encodeWatermark(watermark: number, nextSeq: number): Buffer {
-  const b = Buffer.alloc(18);
+const WATERMARK_LENGTH = 26;
+
+export function encodeWatermark(watermark: number, nextSeq: number, inputOffset: number): Buffer {
+  const b = Buffer.alloc(WATERMARK_LENGTH);
   b[0] = VERSION;
   b[1] = KIND_WATERMARK;
   b.writeDoubleLE(watermark, 2);
   b.writeDoubleLE(nextSeq, 10);
+  b.writeDoubleLE(inputOffset, 18);
   return b;
 }
 
 export type ChangelogRecord =
   | { readonly kind: 'stats'; readonly flowKey: string }
   | { readonly kind: 'identity'; readonly flowKey: string }
-  | { readonly kind: 'watermark'; readonly watermark: number; readonly nextSeq: number }
+  | { readonly kind: 'watermark'; readonly watermark: number; readonly nextSeq: number; readonly inputOffset: number }
   | { readonly kind: 'deleted'; readonly flowKey: string };
 
 function corrupt(why: string, key: Buffer): FlowaggError {
@@ -115,8 +121,8 @@ function corrupt(why: string, key: Buffer): FlowaggError {
  */
 export function applyChangelogRecord(store: FlowStore, key: Buffer, value: Buffer | null): ChangelogRecord {
   if (key.length === WATERMARK_KEY.length && key.equals(WATERMARK_KEY)) {
-    if (value === null || value.length !== 18 || value[0] !== VERSION || value[1] !== KIND_WATERMARK) throw corrupt('not a watermark record', key);
-    return { kind: 'watermark', watermark: value.readDoubleLE(2), nextSeq: value.readDoubleLE(10) };
+    if (value === null || value.length !== WATERMARK_LENGTH || value[0] !== VERSION || value[1] !== KIND_WATERMARK) throw corrupt('not a watermark record', key);
+    return { kind: 'watermark', watermark: value.readDoubleLE(2), nextSeq: value.readDoubleLE(10), inputOffset: value.readDoubleLE(18) };
   }
   const identity = IDENTITY_KEY_LENGTHS.has(key.length);
   if (!identity && !FLOW_KEY_LENGTHS.has(key.length)) throw corrupt(`a key of ${key.length} bytes is no flow key`, key);
