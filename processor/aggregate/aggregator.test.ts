@@ -265,6 +265,15 @@ describe('aggregation rules', () => {
     assert.deepEqual([ag.counters.missingTimes, ag.flows], [1, 0]);
   });
 
+  test('flows keep their state while the store grows past its capacity, the one that made it grow included', () => {
+    const ag = aggregator();
+    const flows = 3000;
+    const specs = Array.from({ length: flows }, (_, i): RecordSpec => ({ ...tuple, sport: i, start: 1000, end: 1001, exportTime: 1001, flowType: 1, sourcePodName: 'a', destinationPodName: 'b', packetTotalCount: i + 1 }));
+    const outs = feed(ag, specs, 1002);
+    assert.equal(outs.length, flows, 'every flow exported 1 s after its record');
+    assert.deepEqual(outs.map((o) => o.packetTotalCount).sort((a, b) => (a as number) - (b as number)), specs.map((s) => s.packetTotalCount));
+  });
+
   test('a full partition expires the flow due soonest early, exporting it', () => {
     const ag = aggregator({ maxFlows: 2 });
     const flow = (port: number, t: number): RecordSpec => ({ ...tuple, sport: port, start: 1000, end: t, exportTime: t, flowType: 1, sourcePodName: 'a', destinationPodName: 'b', packetTotalCount: 1 });

@@ -136,11 +136,15 @@ export class Aggregator {
     const { store, settings } = this;
     const w = this.watermark;
     let slot = store.slotOf(key);
-    const f = store.f64;
-    const u8 = store.u8;
-    if (slot < 0) {
+    const created = slot < 0;
+    if (created) {
       if (store.size >= settings.maxFlows) this.evict();
       slot = store.add(key);
+    }
+    // Read after add(), which may have grown (replaced) the store's arrays.
+    const f = store.f64;
+    const u8 = store.u8;
+    if (created) {
       createFlow(store, slot, r, own);
       const u = slot * U_WIDTH;
       u8[u + U_LIFECYCLE] = correlation ? WAITING : PENDING;
