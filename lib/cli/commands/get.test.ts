@@ -36,7 +36,7 @@ test('flowagg run: agents over TCP, aggregated; /flowrecords and flowagg get sho
   });
   const stop = new AbortController();
   let ports: { http: number; collectors: Readonly<Record<string, number>> } | undefined;
-  const running = serve(config, { command: 'run', services: ['ingest', 'processor'], signal: stop.signal, onStarted: (p) => (ports = p) });
+  const running = serve(config, { command: 'run', processor: true, signal: stop.signal, onStarted: (p) => (ports = p) });
   t.after(async () => {
     stop.abort();
     await running;

@@ -1,9 +1,11 @@
 // Every `flowagg` command, in the order `flowagg --help` lists them.
 import { type Command } from '../command.js';
+import { certsCommand } from './certs.js';
+import { configCommand } from './config.js';
 import { decodeCommand } from './decode.js';
+import { exportCommand } from './export.js';
 import { getCommand } from './get.js';
 import { ingestCommand } from './ingest.js';
-import { notYetImplemented } from './not-implemented.js';
 import { offsetsCommand } from './offsets.js';
 import { pipelineCommand } from './pipeline.js';
 import { processCommand } from './process.js';
@@ -13,9 +15,11 @@ export const commands: readonly Command[] = [
   runCommand,
   ingestCommand,
   processCommand,
-  notYetImplemented('export', 'send flows.processed to an IPFIX collector, ClickHouse or flow-log files'),
+  exportCommand,
   decodeCommand,
   pipelineCommand,
   offsetsCommand,
   getCommand,
+  certsCommand,
+  configCommand,
 ];

@@ -5,7 +5,7 @@ import { openMetadataSource } from '../../k8s/index.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { runPipeline } from '../../../processor/pipeline.js';
 import { type Command, type ParsedArgs, stringOption, UsageError } from '../command.js';
-import { bufferedStdout } from './decode.js';
+import { writeStdout } from './decode.js';
 import { loadServiceConfig } from './serve.js';
 
 const usage = `Usage: flowagg pipeline --mode aggregate|proxy FILE [--inventory FILE] [--config FILE]
@@ -26,6 +26,26 @@ same file always gives the same output.
 
 Problems in the input go to stderr with their byte offset; the exit status is then 1.
 `;
+
+/** Lines batched into one stdout write per ~64 KiB instead of one per record. */
+function bufferedLines(sink: (bytes: Uint8Array) => void): { write(s: string): void; flush(): void } {
+  let parts: string[] = [];
+  let size = 0;
+  const flush = () => {
+    if (parts.length === 0) return;
+    sink(Buffer.from(parts.join(''), 'utf8'));
+    parts = [];
+    size = 0;
+  };
+  return {
+    write(s) {
+      parts.push(s);
+      size += s.length;
+      if (size > 65536) flush();
+    },
+    flush,
+  };
+}
 
 export const pipelineCommand: Command = {
   name: 'pipeline',
@@ -52,7 +72,7 @@ export const pipelineCommand: Command = {
       if (e.code === 'EPIPE') process.exit(0);
       throw e;
     });
-    const out = bufferedStdout();
+    const out = bufferedLines(writeStdout);
     try {
       const result = await runPipeline(file, config, { ...(metadata && { metadata }), logger: componentLogger('pipeline').child({}, { level: 'warn' }) }, {
         write: (line) => out.write(`${line}\n`),

@@ -1,7 +1,7 @@
 // `flowagg process`: the processor alone (as its own Deployment, next to Kafka): flows.raw into
 // flows.processed, in Antrea's Aggregate or Proxy mode.
 import { type Command, stringOption, UsageError } from '../command.js';
-import { SERVICE_OPTIONS, loadServiceConfig, serve } from './serve.js';
+import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from './serve.js';
 
 export const processCommand: Command = {
   name: 'process',
@@ -27,6 +27,6 @@ Serves /metrics, /healthz, /readyz, /recordmetrics and /flowrecords on apiServer
   run: async (args) => {
     const mode = stringOption(args, 'mode');
     if (mode !== undefined && !['aggregate', 'proxy'].includes(mode.toLowerCase())) throw new UsageError(`--mode must be aggregate or proxy, not "${mode}"`);
-    return serve(loadServiceConfig(args, mode === undefined ? {} : { mode }), { command: 'process', services: ['processor'] });
+    return serve(loadServiceConfig(args, mode === undefined ? {} : { mode }), { command: 'process', ...fileOf(args), ingest: false, processor: true });
   },
 };

@@ -1,32 +1,40 @@
-// The configuration file of the long-running services (`flowagg ingest`, `flowagg process`, `flowagg run`):
-// Antrea's flow-aggregator.conf keys where Antrea has one (aggregatorTransportProtocol,
-// flowAggregatorAddress, apiServer.apiPort, mode, activeFlowRecordTimeout, inactiveFlowRecordTimeout,
-// recordContents), flowagg's own sections beside them (ingest, processor, log, kubernetes). Sections of
-// the services not built yet (exporters) join this schema as they land.
+// The configuration file of the long-running services (`flowagg run`, `flowagg ingest`, ...), composed
+// from the sections each service keeps in its own file: Antrea's flow-aggregator.conf keys where Antrea
+// has one, flowagg's own sections beside them. A service joins by spreading its shape here and adding
+// its cross-key checks; Antrea keys no section defines yet are accepted by withAntreaKeys, with a notice
+// that they have no effect. Reload policies and descriptions live on the keys (lib/config/meta.ts).
 import { z } from 'zod';
-import { port } from '../../config/types.js';
+import { recordBufferSize, withAntreaKeys } from '../../config/antrea-keys.js';
+import { reloadable } from '../../config/meta.js';
 import { kubernetesSection } from '../../k8s/config.js';
 import { logConfigSchema } from '../../log/config.js';
+import { apiServerSection } from '../../telemetry/config.js';
 import { ingestConfigShape, refineIngestConfig } from '../../../ingest/config.js';
 import { processorConfigShape } from '../../../processor/config.js';
-
-export const apiServerSection = z
-  .strictObject({
-    /** The HTTP port of /metrics, /healthz, /readyz and /recordmetrics (Antrea's apiServer port). */
-    apiPort: port.default(10348),
-    /** "" is every address. */
-    bindAddress: z.string().default(''),
-  })
-  .prefault({});
+import { clusterIdSchema, flowCollectorSection } from '../../../exporters/ipfix/config.js';
+import { clickHouseSection } from '../../../exporters/clickhouse/config.js';
+import { flowLoggerSection } from '../../../exporters/flowlog/config.js';
+import { s3UploaderSection } from '../../../exporters/s3/config.js';
+import { flowStreamSection } from '../../../exporters/flowstream/config.js';
 
 export const serviceConfigSchema = z
-  .strictObject({
-    ...ingestConfigShape,
-    ...processorConfigShape,
-    log: logConfigSchema.prefault({}),
-    apiServer: apiServerSection,
-    kubernetes: kubernetesSection,
-  })
+  .strictObject(
+    withAntreaKeys({
+      ...ingestConfigShape,
+      ...processorConfigShape,
+      clusterID: clusterIdSchema,
+      // As in Antrea, an exporter whose section changes is replaced while running (serve.ts).
+      flowCollector: reloadable(flowCollectorSection, 'live'),
+      clickHouse: reloadable(clickHouseSection, 'live'),
+      s3Uploader: reloadable(s3UploaderSection, 'live'),
+      flowLogger: reloadable(flowLoggerSection, 'live'),
+      log: logConfigSchema.prefault({}),
+      apiServer: apiServerSection,
+      kubernetes: kubernetesSection,
+      recordBufferSize,
+      flowStreamService: flowStreamSection,
+    }),
+  )
   .superRefine(refineIngestConfig);
 
 export type ServiceConfig = z.output<typeof serviceConfigSchema>;
