@@ -27,8 +27,6 @@ export const IPFIX_ERR = {
   BAD_SCOPE_COUNT: 'FLOWAGG_ERR_IPFIX_BAD_SCOPE_COUNT',
   /** A withdrawal that is not allowed (options template id in a template set, withdrawal over UDP is ignored silently). */
   BAD_WITHDRAWAL: 'FLOWAGG_ERR_IPFIX_BAD_WITHDRAWAL',
-  /** The store refuses more templates (memory bound). */
-  TOO_MANY_TEMPLATES: 'FLOWAGG_ERR_IPFIX_TOO_MANY_TEMPLATES',
   /** A data record cut off by the end of its set (fixed part or a variable-length field). */
   TRUNCATED_RECORD: 'FLOWAGG_ERR_IPFIX_TRUNCATED_RECORD',
   /** A field length that its abstract type cannot have (ipv4Address in 3 bytes, unsigned32 in 5). */
