@@ -91,7 +91,7 @@ export function scanMessage(input: Uint8Array, store: TemplateStore, visit: Data
         visit(template, buf, start, setEnd, setIndex, out.errors);
       }
     } else {
-      out.errors.push(new IpfixError(IPFIX_ERR.RESERVED_SET_ID, `set id ${setId} is reserved; set skipped`, ctx));
+      out.errors.push(new IpfixError(IPFIX_ERR.RESERVED_SET_ID, `set id ${setId} is reserved; set skipped`, { ...ctx, setLength }));
     }
     p = setEnd;
   }

@@ -71,7 +71,7 @@ test('expired templates make room without being counted as evictions', () => {
 });
 
 test('a pool bounds each group, evicting the group\'s least recently used template', () => {
-  const pool = new TemplatePool({ perGroup: 2, total: 100 });
+  const pool = new TemplatePool({ perGroup: 2, total: 100, totalFields: 1e6 });
   const evicted: string[] = [];
   const store = (name: string, group: string) =>
     new TemplateStore({ transport: 'udp', pool: { pool, group }, onEvict: (t, r) => evicted.push(`${name}:${t.id}:${r}`) });
@@ -88,7 +88,7 @@ test('a pool bounds each group, evicting the group\'s least recently used templa
 
 test('a full pool evicts from the least recently active group, so a flood of new groups evicts itself', () => {
   // The good exporter uses its templates once per 10 new forged groups, within a pool of 16.
-  const pool = new TemplatePool({ perGroup: 10, total: 16 });
+  const pool = new TemplatePool({ perGroup: 10, total: 16, totalFields: 1e6 });
   const evicted: string[] = [];
   const stores = new Map<string, TemplateStore>();
   const store = (group: string) => {
@@ -109,7 +109,7 @@ test('a full pool evicts from the least recently active group, so a flood of new
 });
 
 test('clear returns a store\'s templates to the pool', () => {
-  const pool = new TemplatePool({ perGroup: 10, total: 10 });
+  const pool = new TemplatePool({ perGroup: 10, total: 10, totalFields: 1e6 });
   const store = new TemplateStore({ transport: 'tcp', pool: { pool, group: 'x' } });
   store.set(template(256));
   store.set(template(257));
@@ -127,4 +127,19 @@ test('withdrawing 65,000 templates one "withdraw all" at a time stays linear', (
   assert.equal(store.withdraw(1, 'all'), true);
   for (let i = 0; i < 16_370; i++) assert.equal(store.withdraw(1, 'all'), false);
   assert.equal(store.size, 0);
+});
+
+test('the pool bounds the fields of all templates, and a redefinition is charged its new size', () => {
+  const pool = new TemplatePool({ perGroup: 100, total: 100, totalFields: 10 });
+  const wide = (id: number, n: number): Template => ({ ...template(id), fields: Array.from({ length: n }, () => template(id).fields[0]!) });
+  const evicted: number[] = [];
+  const store = new TemplateStore({ transport: 'tcp', pool: { pool, group: 'x' }, onEvict: (t) => evicted.push(t.id) });
+  store.set(wide(256, 4));
+  store.set(wide(257, 4));
+  assert.equal(pool.fields, 8);
+  store.set(wide(257, 1));
+  assert.equal(pool.fields, 5);
+  store.set(wide(258, 6));
+  assert.deepEqual(evicted, [256]);
+  assert.equal(pool.fields, 7);
 });

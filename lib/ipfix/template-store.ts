@@ -88,15 +88,19 @@ export class TemplateStore {
     const now = this.#now();
     if (existing !== undefined) {
       // Refreshing an identical template keeps the existing object, and with it what was derived from it.
-      if (!sameLayout(existing.template, template)) {
-        this.#index(existing, false);
-        existing.template = template;
-        this.#index(existing, true);
-      }
       existing.seenAt = now;
       this.#entries.delete(k);
       this.#entries.set(k, existing);
-      this.#pool?.pool.touch(existing);
+      if (sameLayout(existing.template, template)) {
+        this.#pool?.pool.touch(existing);
+        return;
+      }
+      // A redefinition: its cost in the pool (fields) and its kind may change.
+      this.#remove(existing);
+      this.#entries.set(k, existing);
+      existing.template = template;
+      this.#index(existing, true);
+      this.#pool?.pool.admit(existing, this.#pool.group);
       return;
     }
     if (this.#entries.size >= this.maxTemplates) this.#evictOldest(now);
