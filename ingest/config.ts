@@ -42,6 +42,8 @@ export const ingestSection = z
         maxDatagramBytes: z.number().int().min(512).max(65535).default(65535),
         /** SO_RCVBUF: absorbs bursts while the event loop is busy. */
         receiveBufferBytes: byteSize.default(8 * 1024 * 1024),
+        /** Datagrams received and waiting to be handled; beyond, new ones are dropped (dropped_messages_total{reason="overload"}). */
+        backlogBytes: byteSize.default(8 * 1024 * 1024),
         /** Exporters (address and port) tracked at once; beyond it the least recently active is forgotten. */
         maxSessions: z.number().int().positive().default(65_536),
       })
@@ -77,8 +79,8 @@ export const ingestSection = z
         maxTotalFields: z.number().int().positive().default(4_000_000),
         /** Compiled transcoders, one per distinct template layout, shared by every session. */
         maxLayouts: z.number().int().positive().default(4096),
-        /** Records a layout carries, interpreted, before it is compiled. */
-        compileAfterRecords: z.number().int().nonnegative().default(128),
+        /** Records a layout carries, interpreted, before it is compiled (so that compiling costs a share of the input's bytes). */
+        compileAfterRecords: z.number().int().nonnegative().default(16),
       })
       .prefault({}),
     metrics: z

@@ -66,8 +66,9 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
     producer,
     logger,
     onUdpTemplates: (exporter, templates) => {
-      publisher.publish(exporter, templates);
-      ingestMetrics.templatesPublished.inc(templates.length);
+      const { published, skipped } = publisher.publish(exporter, templates);
+      if (published > 0) ingestMetrics.templatesPublished.inc(published);
+      if (skipped > 0) ingestMetrics.templatesUnpublished.inc(skipped);
     },
     onUdpSessionEnd: (session) => publisher.forget(session.exporter),
     onValidStream: (address) => admission.trust(address),

@@ -13,13 +13,14 @@
 // exporters with series of their own, and the time a stream may take to deliver a message.
 import { type Socket } from 'node:net';
 import { errorMessage, isFlowaggError } from '../lib/errors.js';
-import { TemplatePool } from '../lib/ipfix/template-pool.js';
+import { type EvictionReason, TemplatePool } from '../lib/ipfix/template-pool.js';
 import { type Template } from '../lib/ipfix/types.js';
 import { type Producer } from '../lib/log/types.js';
 import { CappedLabel, OVERFLOW_LABEL } from '../lib/telemetry/capped-label.js';
 import { type Logger, sampledLogger } from '../lib/telemetry/logger.js';
 import { type IngestSection, type Transport } from './config.js';
 import { type Endpoint, exporterAddress } from './listeners/address.js';
+import { SlicedQueue } from './listeners/sliced-queue.js';
 import { readStream, type StreamReader } from './listeners/stream.js';
 import { type ExporterSeries, exporterSeries, ingestMetrics as metrics } from './metrics.js';
 import { ProduceQueue } from './produce-queue.js';
@@ -80,10 +81,15 @@ interface SessionState {
   valid: boolean;
 }
 
+/** The longest stretch of input handling before the event loop turns (one message may overrun it). */
+export const WORK_SLICE_MS = 10;
+
 export class Pipeline {
   readonly queue: ProduceQueue;
   readonly udpSessions: UdpSessionTable;
   readonly #streams = new Set<StreamEntry>();
+  /** Datagrams waiting to be handled, in event-loop slices. */
+  readonly #datagrams: SlicedQueue<{ message: Buffer; from: Endpoint }>;
   readonly #sequences: SequenceTracker;
   readonly #out = new RecordBuffer();
   readonly #deps: PipelineDeps;
@@ -98,6 +104,8 @@ export class Pipeline {
   readonly #streamCounts = new Map<Transport, number>();
   readonly #stats = { messages: 0, records: 0, written: 0, droppedRecords: 0, droppedMessages: 0, decodeErrors: 0, skippedSets: 0, skippedBytes: 0, lostInTransit: 0 };
   #sequenceEvictions = 0;
+  /** Template evictions not yet added to the metric (a flood evicts thousands per message: one inc per message). */
+  readonly #evictions: Record<EvictionReason, number> = { session: 0, exporter: 0, total: 0 };
 
   constructor(config: IngestSection, topic: string, deps: PipelineDeps) {
     this.#deps = deps;
@@ -106,12 +114,12 @@ export class Pipeline {
     this.#warn = sampledLogger(deps.logger);
     const t = config.templates;
     this.#pool = new TemplatePool({ perGroup: t.maxPerExporter, total: t.maxTotal, totalFields: t.maxTotalFields });
-    this.#transcoders = new TranscoderCache({ maxLayouts: t.maxLayouts, compileAfterRecords: t.compileAfterRecords, onEvict: () => metrics.transcoderEvictions.inc() });
+    this.#transcoders = new TranscoderCache({ maxLayouts: t.maxLayouts, compileAfterRecords: t.compileAfterRecords, onEvict: () => metrics.transcoderEvictions.inc(), onCompile: () => metrics.transcoderCompilations.inc() });
     this.#labels = new CappedLabel(config.metrics.maxExporters);
     this.#sequences = new SequenceTracker({ maxStreams: config.sequence.maxStreams });
     this.#sessionOptions = {
       templateTtlMs: config.templateTtl, now: this.#now, maxTemplates: t.maxPerSession, pool: this.#pool,
-      onEvict: (_template, reason) => metrics.templatesEvicted.inc({ reason }),
+      onEvict: (_template, reason) => this.#evictions[reason]++,
     };
     const q = config.queue;
     this.queue = new ProduceQueue(
@@ -135,16 +143,20 @@ export class Pipeline {
     );
     // Every paused stream waits for one 'drain'.
     this.queue.setMaxListeners(0);
+    this.#datagrams = new SlicedQueue({ maxBytes: config.udp.backlogBytes, sliceMs: WORK_SLICE_MS }, ({ message, from }) => {
+      this.#handle(this.udpSessions.get(from, (evicted) => this.#endUdpSession(evicted)), message);
+    });
     this.udpSessions = new UdpSessionTable({
       templateTtlMs: config.templateTtl, maxSessions: config.udp.maxSessions, now: this.#now,
       create: (exporter) => new ExporterSession('udp', exporter, this.#sessionOptions),
     });
   }
 
-  /** One UDP datagram: one IPFIX message. */
+  /** One UDP datagram: one IPFIX message, handled in a slice of the event loop soon. */
   datagram(message: Buffer, from: Endpoint): void {
-    const session = this.udpSessions.get(from, (evicted) => this.#endUdpSession(evicted));
-    this.#handle(session, message);
+    if (this.#datagrams.push({ message, from }, message.length)) return;
+    this.#stats.droppedMessages++;
+    metrics.droppedMessages.inc({ exporter: this.#labels.of(from.address, false), reason: 'overload' });
   }
 
   /** A UDP datagram larger than the configured maximum. */
@@ -181,6 +193,7 @@ export class Pipeline {
         },
       }, {
         timeouts: { firstMessageMs: tcp.firstMessageTimeout, partialMessageMs: tcp.partialMessageTimeout, idleMs: tcp.idleTimeout },
+        sliceMs: WORK_SLICE_MS,
         now: this.#now,
       }),
     };
@@ -212,6 +225,7 @@ export class Pipeline {
     const session = this.udpSessions.get(exporter, (evicted) => this.#endUdpSession(evicted));
     session.templates.set(template);
     metrics.templates.inc({ source: 'topic' });
+    this.#countEvictions();
   }
 
   stats(): PipelineStats {
@@ -293,6 +307,7 @@ export class Pipeline {
       }
     }
     if (t.optionsRecords > 0) metrics.optionsRecords.inc({ exporter: label }, t.optionsRecords);
+    this.#countEvictions();
     return t.errors.length > 0 && session.transport !== 'udp' ? t.errors[0]!.message : undefined;
   }
 
@@ -328,6 +343,14 @@ export class Pipeline {
       metrics.sequenceLate.inc(labels, verdict.records);
     } else {
       metrics.sequenceResets.inc(labels);
+    }
+  }
+
+  #countEvictions(): void {
+    for (const reason of ['session', 'exporter', 'total'] as const) {
+      if (this.#evictions[reason] === 0) continue;
+      metrics.templatesEvicted.inc({ reason }, this.#evictions[reason]);
+      this.#evictions[reason] = 0;
     }
   }
 

@@ -29,6 +29,8 @@ export interface SequenceOptions {
   readonly maxStreams?: number;
 }
 
+import { LruMap } from '../lib/lru-map.js';
+
 const MOD = 2 ** 32;
 
 interface StreamState {
@@ -46,7 +48,7 @@ interface StreamState {
 
 export class SequenceTracker {
   /** Stream state by session and domain, least recently active first. */
-  readonly #streams = new Map<string, StreamState>();
+  readonly #streams = new LruMap<string, StreamState>();
   /** The domains of each session, so that its streams can be forgotten together. */
   readonly #domains = new Map<string, Set<number>>();
   readonly #reorderWindow: number;
@@ -75,8 +77,6 @@ export class SequenceTracker {
       let domains = this.#domains.get(session);
       if (domains === undefined) this.#domains.set(session, (domains = new Set()));
       domains.add(domain);
-    } else {
-      this.#streams.delete(key);
     }
     this.#streams.set(key, state);
     const flows = dataRecords ?? 0;
@@ -108,8 +108,7 @@ export class SequenceTracker {
   }
 
   #evictOldest(): void {
-    const [key, oldest] = this.#streams.entries().next().value as [string, StreamState];
-    this.#streams.delete(key);
+    const oldest = this.#streams.shift()![1];
     const domains = this.#domains.get(oldest.session)!;
     domains.delete(oldest.domain);
     if (domains.size === 0) this.#domains.delete(oldest.session);

@@ -5,6 +5,7 @@
 // (keyed by observation domain and template id inside), whose templates count against the exporter's and
 // the process's budget (TemplatePool); transcoders are shared by all sessions (TranscoderCache).
 import { type TemplatePool } from '../lib/ipfix/template-pool.js';
+import { LruMap } from '../lib/lru-map.js';
 import { type EvictionReason, TemplateStore } from '../lib/ipfix/template-store.js';
 import { type Template } from '../lib/ipfix/types.js';
 import { type MessageContext, sessionContext } from './records/context.js';
@@ -67,7 +68,7 @@ export interface UdpSessionTableOptions {
 
 /** UDP sessions by exporter address and port, in least-recently-active order. */
 export class UdpSessionTable {
-  readonly #sessions = new Map<string, ExporterSession>();
+  readonly #sessions = new LruMap<string, ExporterSession>();
   readonly #opts: UdpSessionTableOptions;
 
   constructor(opts: UdpSessionTableOptions) {
@@ -84,8 +85,7 @@ export class UdpSessionTable {
     const existing = this.#sessions.get(key);
     if (existing !== undefined) return existing;
     if (this.#sessions.size >= this.#opts.maxSessions) {
-      const [oldestKey, oldest] = this.#sessions.entries().next().value as [string, ExporterSession];
-      this.#sessions.delete(oldestKey);
+      const oldest = this.#sessions.shift()![1];
       oldest.close();
       evicted(oldest);
     }
@@ -97,16 +97,14 @@ export class UdpSessionTable {
   /** Marks a session active: it moves to the end of the eviction order. */
   touch(session: ExporterSession): void {
     session.lastActivity = this.#opts.now();
-    const key = `${session.exporter.address}|${session.exporter.port}`;
-    this.#sessions.delete(key);
-    this.#sessions.set(key, session);
+    this.#sessions.touch(`${session.exporter.address}|${session.exporter.port}`);
   }
 
   /** Removes and returns the sessions idle for longer than the template lifetime; expires old templates of the others. */
   sweep(): ExporterSession[] {
     const now = this.#opts.now();
     const expired: ExporterSession[] = [];
-    for (const [key, session] of this.#sessions) {
+    for (const [key, session] of this.#sessions.entries()) {
       if (now - session.lastActivity > this.#opts.templateTtlMs) {
         this.#sessions.delete(key);
         session.close();

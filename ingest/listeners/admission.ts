@@ -4,6 +4,7 @@
 // therefore fills at most the unreserved slots, and a real exporter can still reconnect. Connection addresses
 // cannot be forged the way UDP source addresses can, so knowing an address means something here.
 // Pure bookkeeping, O(1) per connection; listeners call admit() on accept and release() on close.
+import { LruMap } from '../../lib/lru-map.js';
 
 export interface AdmissionLimits {
   readonly maxConnections: number;
@@ -23,7 +24,7 @@ export class ConnectionAdmission {
   readonly limits: AdmissionLimits;
   readonly #perSource = new Map<string, number>();
   /** Known addresses, least recently trusted first. */
-  readonly #known = new Map<string, true>();
+  readonly #known = new LruMap<string, true>();
   #open = 0;
 
   constructor(limits: AdmissionLimits) {
@@ -64,9 +65,8 @@ export class ConnectionAdmission {
 
   /** The address sent valid input: from now on it may use the reserved slots. */
   trust(address: string): void {
-    this.#known.delete(address);
     this.#known.set(address, true);
-    if (this.#known.size > (this.limits.maxKnown ?? 65_536)) this.#known.delete(this.#known.keys().next().value as string);
+    if (this.#known.size > (this.limits.maxKnown ?? 65_536)) this.#known.shift();
   }
 }
 

@@ -38,6 +38,8 @@ export interface StreamReader {
 export interface StreamOptions {
   readonly timeouts?: StreamTimeouts;
   readonly now?: () => number;
+  /** After this long handling one chunk's messages, the rest waits for the next turn of the event loop. */
+  readonly sliceMs?: number;
 }
 
 const NO_TIMEOUTS: StreamTimeouts = { firstMessageMs: Infinity, partialMessageMs: Infinity, idleMs: 0 };
@@ -58,10 +60,27 @@ export function readStream(socket: Socket, sink: StreamSink, opts: StreamOptions
     sink.closed(reason);
   };
 
+  const sliceMs = opts.sliceMs ?? Infinity;
+  let yielded = false;
   const process = () => {
     let messages = 0;
+    const until = performance.now() + sliceMs;
     try {
       while (closedReason === undefined) {
+        if (messages > 0 && performance.now() >= until) {
+          // The rest of what arrived waits one turn, so that nothing else waits longer than a slice.
+          if (!yielded) {
+            yielded = true;
+            if (!eof) socket.pause();
+            setImmediate(() => {
+              yielded = false;
+              if (paused || closedReason !== undefined) return;
+              process();
+              if (!paused && !yielded && !eof) socket.resume();
+            });
+          }
+          return;
+        }
         if (sink.throttled) {
           if (!paused) {
             paused = true;
@@ -94,19 +113,19 @@ export function readStream(socket: Socket, sink: StreamSink, opts: StreamOptions
     paused = false;
     deadlines.resumed(now());
     process();
-    if (!paused && !eof) socket.resume();
+    if (!paused && !yielded && !eof) socket.resume();
   };
 
   socket.on('data', (chunk: Buffer) => {
     deadlines.received(now());
     framer.push(chunk);
-    if (!paused) process();
+    if (!paused && !yielded) process();
   });
   socket.on('error', (err) => close({ kind: 'error', message: err.message }));
   socket.on('close', (hadError) => {
     if (hadError) return close({ kind: 'error', message: 'connection reset' });
     eof = true;
-    if (!paused) process();
+    if (!paused && !yielded) process();
   });
 
   return {

@@ -224,6 +224,7 @@ function compile(template: Template, plan: RecordPlan, header: Buffer): WriteRec
 
 const SINGLE_OBJECT: AvroFraming = { kind: 'single-object' };
 let defaultWriter: ReturnType<typeof flowRecordWriter> | undefined;
+let singleObjectHeader: Buffer | undefined;
 
 /**
  * The interpreted transcoder: the reference builder, whose bytes are the same. For templates too large to compile
@@ -267,7 +268,9 @@ export function interpretedTranscoder(template: Template, framing: AvroFraming =
 export function compileTranscoder(template: Template, framing: AvroFraming = SINGLE_OBJECT): Transcoder {
   if (template.fields.length > MAX_COMPILED_FIELDS) return interpretedTranscoder(template, framing);
   const plan = planFor(template);
-  const write = compile(template, plan, framingHeader(framing, FLOW_RECORD_SCHEMA));
+  // The single-object header holds the schema's fingerprint, which takes milliseconds to compute: once.
+  const header = framing === SINGLE_OBJECT ? (singleObjectHeader ??= framingHeader(framing, FLOW_RECORD_SCHEMA)) : framingHeader(framing, FLOW_RECORD_SCHEMA);
+  const write = compile(template, plan, header);
   const { scanRecord, minLength, fixedLength } = recordLayout(template);
   const starts = new Int32Array(template.fields.length);
   const lengths = new Int32Array(template.fields.length);

@@ -8,6 +8,7 @@
 // - a template redefined back and forth between two layouts finds both here: nothing is compiled again.
 // Lookups by template object go through a WeakMap, so the layout key is computed once per template.
 import { type Template } from '../../lib/ipfix/types.js';
+import { LruMap } from '../../lib/lru-map.js';
 import { compileTranscoder, interpretedTranscoder, type Transcoder } from './transcode.js';
 
 export interface TranscoderCacheOptions {
@@ -15,6 +16,8 @@ export interface TranscoderCacheOptions {
   readonly compileAfterRecords: number;
   /** A compiled layout was evicted to keep the bound. */
   readonly onEvict?: () => void;
+  /** A layout was compiled. */
+  readonly onCompile?: () => void;
 }
 
 /** The identity of a layout: everything a transcoder depends on, nothing else (not the id, not the domain). */
@@ -52,7 +55,10 @@ class Layout implements Transcoder {
 
   transcode(...args: Parameters<Transcoder['transcode']>): number {
     if (this.#compiled !== undefined) return this.#compiled.transcode(...args);
-    if (++this.#records > this.compileAfter && this.cache.holds(this)) this.#compiled = compileTranscoder(this.#template);
+    if (++this.#records > this.compileAfter && this.cache.holds(this)) {
+      this.#compiled = compileTranscoder(this.#template);
+      this.cache.compiled();
+    }
     return this.#interpreted.transcode(...args);
   }
 
@@ -66,9 +72,10 @@ class Layout implements Transcoder {
 export class TranscoderCache {
   readonly #opts: TranscoderCacheOptions;
   /** Cached layouts, least recently used first. */
-  readonly #layouts = new Map<string, Layout>();
+  readonly #layouts = new LruMap<string, Layout>();
   readonly #byTemplate = new WeakMap<Template, Layout>();
   evictions = 0;
+  compilations = 0;
 
   constructor(opts: TranscoderCacheOptions) {
     this.#opts = opts;
@@ -88,10 +95,17 @@ export class TranscoderCache {
       layout = cached ?? new Layout(key, template, this, this.#opts.compileAfterRecords);
       this.#byTemplate.set(template, layout);
     }
-    this.#layouts.delete(layout.key);
-    if (this.#layouts.size >= this.#opts.maxLayouts) this.#evictOldest();
-    this.#layouts.set(layout.key, layout);
+    if (!this.#layouts.touch(layout.key)) {
+      if (this.#layouts.size >= this.#opts.maxLayouts) this.#evictOldest();
+      this.#layouts.set(layout.key, layout);
+    }
     return layout;
+  }
+
+  /** Counts a compilation. */
+  compiled(): void {
+    this.compilations++;
+    this.#opts.onCompile?.();
   }
 
   /** Whether a layout is in the cache (only cached layouts are compiled). */
@@ -100,8 +114,7 @@ export class TranscoderCache {
   }
 
   #evictOldest(): void {
-    const oldest = this.#layouts.values().next().value as Layout;
-    this.#layouts.delete(oldest.key);
+    const oldest = this.#layouts.shift()![1];
     if (oldest.compiled) {
       this.evictions++;
       this.#opts.onEvict?.();

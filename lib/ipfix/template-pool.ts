@@ -5,7 +5,9 @@
 // is therefore the last to lose them, and a flood of new templates, from one address or from many forged
 // ones, evicts the flood's own templates first. `totalFields` bounds the fields of all templates together,
 // since a template's memory grows with its field count (a template record may announce 16,000 fields).
-// Every operation is O(1) amortised: Maps kept in use order.
+// Every operation is O(1) amortised: LruMaps kept in use order.
+import { LinkedList, type ListNode } from '../linked-list.js';
+import { LruMap } from '../lru-map.js';
 import { type Template } from './types.js';
 
 export type EvictionReason = 'session' | 'exporter' | 'total';
@@ -13,6 +15,8 @@ export type EvictionReason = 'session' | 'exporter' | 'total';
 /** The pool's view of a template stored in some TemplateStore. */
 export interface PoolSlot {
   readonly template: Template;
+  /** Where the pool keeps the slot; set and cleared by the pool only. */
+  pooled: PoolNode | undefined;
   /** Removes the template from its store (the pool has already forgotten it). */
   evict(reason: EvictionReason): void;
 }
@@ -23,13 +27,24 @@ export interface TemplatePoolLimits {
   readonly totalFields: number;
 }
 
-type Group = Map<PoolSlot, string>;
+/** A slot's place in its group's use order. */
+interface PoolNode extends ListNode<PoolNode> {
+  readonly slot: PoolSlot;
+  readonly group: Group;
+  readonly fields: number;
+}
+
+/** A group's slots, least recently used first. */
+interface Group {
+  readonly name: string;
+  readonly slots: LinkedList<PoolNode>;
+}
 
 export class TemplatePool {
   readonly limits: TemplatePoolLimits;
-  /** Groups in order of last use, least recent first; each holds its slots in the same order. */
-  readonly #groups = new Map<string, Group>();
-  readonly #groupOf = new Map<PoolSlot, Group>();
+  /** Groups in order of last use, least recent first. */
+  readonly #groups = new LruMap<string, Group>();
+  #size = 0;
   #fields = 0;
 
   constructor(limits: TemplatePoolLimits) {
@@ -37,7 +52,7 @@ export class TemplatePool {
   }
 
   get size(): number {
-    return this.#groupOf.size;
+    return this.#size;
   }
 
   get fields(): number {
@@ -47,47 +62,41 @@ export class TemplatePool {
   /** Adds a slot, evicting what the bounds require first. */
   admit(slot: PoolSlot, groupName: string): void {
     let group = this.#groups.get(groupName);
-    if (group !== undefined && group.size >= this.limits.perGroup) this.#evictFrom(group, 'exporter');
+    if (group !== undefined && group.slots.size >= this.limits.perGroup) this.#evictFrom(group, 'exporter');
     const fields = slot.template.fields.length;
-    while (this.#groupOf.size > 0 && (this.#groupOf.size >= this.limits.total || this.#fields + fields > this.limits.totalFields)) {
-      this.#evictFrom(this.#groups.values().next().value as Group, 'total');
+    while (this.#size > 0 && (this.#size >= this.limits.total || this.#fields + fields > this.limits.totalFields)) {
+      this.#evictFrom(this.#groups.oldest()![1], 'total');
     }
-    group = this.#groups.get(groupName) ?? new Map<PoolSlot, string>();
-    group.set(slot, groupName);
-    this.#groupOf.set(slot, group);
+    group = this.#groups.get(groupName) ?? { name: groupName, slots: new LinkedList<PoolNode>() };
+    slot.pooled = { slot, group, fields, older: undefined, newer: undefined };
+    group.slots.append(slot.pooled);
+    this.#size++;
     this.#fields += fields;
-    this.#moveToEnd(groupName, group);
+    this.#groups.set(groupName, group);
   }
 
   /** Marks a slot used: it and its group move to the end of the eviction order. */
   touch(slot: PoolSlot): void {
-    const group = this.#groupOf.get(slot);
-    if (group === undefined) return;
-    const name = group.get(slot)!;
-    group.delete(slot);
-    group.set(slot, name);
-    this.#moveToEnd(name, group);
+    const node = slot.pooled;
+    if (node === undefined) return;
+    node.group.slots.moveToNewest(node);
+    this.#groups.touch(node.group.name);
   }
 
   /** Forgets a slot its store removed (withdrawn, expired, replaced, or the session ended). */
   release(slot: PoolSlot): void {
-    const group = this.#groupOf.get(slot);
-    if (group === undefined) return;
-    const name = group.get(slot)!;
-    group.delete(slot);
-    this.#groupOf.delete(slot);
-    this.#fields -= slot.template.fields.length;
-    if (group.size === 0) this.#groups.delete(name);
+    const pooled = slot.pooled;
+    if (pooled === undefined) return;
+    slot.pooled = undefined;
+    pooled.group.slots.unlink(pooled);
+    this.#size--;
+    this.#fields -= pooled.fields;
+    if (pooled.group.slots.size === 0) this.#groups.delete(pooled.group.name);
   }
 
   #evictFrom(group: Group, reason: EvictionReason): void {
-    const slot = group.keys().next().value as PoolSlot;
+    const slot = group.slots.oldest!.slot;
     this.release(slot);
     slot.evict(reason);
-  }
-
-  #moveToEnd(name: string, group: Group): void {
-    this.#groups.delete(name);
-    this.#groups.set(name, group);
   }
 }

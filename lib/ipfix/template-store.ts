@@ -8,6 +8,7 @@
 // and stops at the first live one), and per domain and kind (so "withdraw all" visits only what it
 // removes). A full store evicts its oldest template rather than refusing the new one; a TemplatePool,
 // when given, bounds templates across stores as well. Evictions are reported to `onEvict`.
+import { LinkedList, type ListNode } from '../linked-list.js';
 import { type EvictionReason, type PoolSlot, type TemplatePool } from './template-pool.js';
 import { type Template } from './types.js';
 
@@ -31,7 +32,11 @@ const key = (odid: number, templateId: number) => odid * 65536 + templateId;
 /** The "withdraw all" index: domain and kind. */
 const kindKey = (odid: number, options: boolean) => odid * 2 + (options ? 1 : 0);
 
-class Entry implements PoolSlot {
+class Entry implements PoolSlot, ListNode<Entry> {
+  pooled: PoolSlot['pooled'] = undefined;
+  older: Entry | undefined = undefined;
+  newer: Entry | undefined = undefined;
+
   constructor(
     readonly store: TemplateStore,
     readonly key: number,
@@ -51,8 +56,9 @@ export class TemplateStore {
   readonly #now: () => number;
   readonly #pool: TemplateStoreOptions['pool'];
   readonly #onEvict: TemplateStoreOptions['onEvict'];
-  /** In refresh order, least recent first. */
   readonly #entries = new Map<number, Entry>();
+  /** The entries in refresh order, least recent first. */
+  readonly #order = new LinkedList<Entry>();
   readonly #byKind = new Map<number, Set<Entry>>();
 
   constructor(opts: TemplateStoreOptions) {
@@ -89,8 +95,7 @@ export class TemplateStore {
     if (existing !== undefined) {
       // Refreshing an identical template keeps the existing object, and with it what was derived from it.
       existing.seenAt = now;
-      this.#entries.delete(k);
-      this.#entries.set(k, existing);
+      this.#order.moveToNewest(existing);
       if (sameLayout(existing.template, template)) {
         this.#pool?.pool.touch(existing);
         return;
@@ -98,6 +103,7 @@ export class TemplateStore {
       // A redefinition: its cost in the pool (fields) and its kind may change.
       this.#remove(existing);
       this.#entries.set(k, existing);
+      this.#order.append(existing);
       existing.template = template;
       this.#index(existing, true);
       this.#pool?.pool.admit(existing, this.#pool.group);
@@ -106,6 +112,7 @@ export class TemplateStore {
     if (this.#entries.size >= this.maxTemplates) this.#evictOldest(now);
     const entry = new Entry(this, k, template, now);
     this.#entries.set(k, entry);
+    this.#order.append(entry);
     this.#index(entry, true);
     this.#pool?.pool.admit(entry, this.#pool.group);
   }
@@ -135,7 +142,7 @@ export class TemplateStore {
     if (this.transport !== 'udp') return 0;
     const now = this.#now();
     let n = 0;
-    for (const e of this.#entries.values()) {
+    for (const e of this.#order) {
       if (!this.#expired(e, now)) break;
       this.#remove(e);
       n++;
@@ -147,6 +154,7 @@ export class TemplateStore {
   clear(): void {
     for (const e of this.#entries.values()) this.#pool?.pool.release(e);
     this.#entries.clear();
+    this.#order.clear();
     this.#byKind.clear();
   }
 
@@ -169,7 +177,7 @@ export class TemplateStore {
   }
 
   #evictOldest(now: number): void {
-    const oldest = this.#entries.values().next().value as Entry;
+    const oldest = this.#order.oldest!;
     const expired = this.#expired(oldest, now);
     this.#remove(oldest);
     if (!expired) this.#onEvict?.(oldest.template, 'session');
@@ -182,10 +190,12 @@ export class TemplateStore {
 
   #unlink(e: Entry): void {
     this.#entries.delete(e.key);
+    this.#order.unlink(e);
     this.#index(e, false);
   }
 
   #index(e: Entry, add: boolean): void {
+    if (!this.honoursWithdrawals) return;
     const k = kindKey(e.template.observationDomainId, e.template.scopeFieldCount > 0);
     let set = this.#byKind.get(k);
     if (add) {
