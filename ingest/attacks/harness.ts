@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sortRecords } from '../../integration-tests/harness/flow-view.js';
 import { expectedExport, writeTrafficPcap } from '../../integration-tests/harness/softflowd-export.js';
 import { type ExpectedRecord } from '../../integration-tests/harness/softflowd-flows.js';
-import { runSoftflowd, type SoftflowdRun } from '../../integration-tests/harness/softflowd.js';
+import { runSoftflowd } from '../../integration-tests/harness/softflowd.js';
 import { conversationMix, renderTraffic } from '../../integration-tests/harness/traffic.js';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
@@ -129,14 +129,30 @@ export async function startProbe(t: TestContext, httpPort: number): Promise<{ st
   };
 }
 
+/** What a well-behaved exporter sent: softflowd's own count, and the records the traffic makes it export. */
+export interface GoodExport {
+  readonly sendFailures: number;
+  readonly recordsExported: number;
+  readonly expected: readonly ExpectedRecord[];
+}
+
+/** Several exports by the same exporter, as one. */
+export function together(...runs: GoodExport[]): GoodExport {
+  return {
+    sendFailures: runs.reduce((n, r) => n + r.sendFailures, 0),
+    recordsExported: runs.reduce((n, r) => n + r.recordsExported, 0),
+    expected: runs.flatMap((r) => r.expected),
+  };
+}
+
 /** A well-behaved exporter: softflowd over generated traffic, from 127.0.0.1. */
-export async function softflowd(port: number, transport: 'udp' | 'tcp', conversations = 200, signal?: AbortSignal): Promise<{ run: SoftflowdRun; expected: ExpectedRecord[] }> {
+export async function softflowd(port: number, transport: 'udp' | 'tcp', conversations = 200, seed = 23): Promise<GoodExport> {
   const dir = await mkdtemp(join(tmpdir(), 'flowagg-attack-softflowd-'));
   try {
-    const traffic = renderTraffic(conversationMix({ count: conversations, seed: 23 }));
+    const traffic = renderTraffic(conversationMix({ count: conversations, seed }));
     const pcapPath = await writeTrafficPcap(traffic, dir);
-    const run = await runSoftflowd({ pcapPath, collector: { address: '127.0.0.1', port }, transport, bidirectional: false, timeFormat: 'milli', ...(signal && { signal }) });
-    return { run, expected: expectedExport(traffic, { bidirectional: false, timeFormat: 'milli' }) };
+    const run = await runSoftflowd({ pcapPath, collector: { address: '127.0.0.1', port }, transport, bidirectional: false, timeFormat: 'milli' });
+    return { sendFailures: run.stats.sendFailures, recordsExported: run.stats.recordsExported, expected: expectedExport(traffic, { bidirectional: false, timeFormat: 'milli' }) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -176,15 +192,15 @@ export async function finish(target: Target, probe: { stop(): Promise<ProbeResul
 }
 
 /** The checks every attack test makes: the good exporter's records all arrived; /healthz stayed fast; RSS bounded. */
-export function assertUnharmed(outcome: Outcome, good: { run: SoftflowdRun; expected: ExpectedRecord[] }, transport: 'udp' | 'tcp', rssLimitMiB: number): void {
+export function assertUnharmed(outcome: Outcome, good: GoodExport, transport: 'udp' | 'tcp', rssLimitMiB: number): void {
   const { probe, peakRss, records } = outcome;
   if (process.env.FLOWAGG_ATTACK_DEBUG) {
     const lines = outcome.metrics.split('\n').filter((l) => /eventloop_lag_(max|p99)_seconds |gc_duration_seconds_(sum|count)|cpu_seconds_total /.test(l));
     process.stderr.write(`probe ${JSON.stringify(probe)} peak RSS ${(peakRss / MIB).toFixed(0)} MiB ${JSON.stringify(outcome.recordMetrics)}\n${lines.join('\n')}\n`);
   }
   const mine = records.filter((r) => r.exporterAddress === '127.0.0.1' && r.transport === transport);
-  assert.equal(good.run.stats.sendFailures, 0);
-  assert.equal(mine.length, good.run.stats.recordsExported, `softflowd exported ${good.run.stats.recordsExported} records; flows.raw has ${mine.length} of them`);
+  assert.equal(good.sendFailures, 0);
+  assert.equal(mine.length, good.recordsExported, `softflowd exported ${good.recordsExported} records; flows.raw has ${mine.length} of them`);
   assert.deepEqual(sortRecords(mine.map(softflowdView)), sortRecords(good.expected));
   assert.ok(probe.count > 20, `the probe took ${probe.count} samples`);
   assert.equal(probe.failures, 0, '/healthz always answered');
