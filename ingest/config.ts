@@ -95,6 +95,14 @@ export const ingestSection = z
         maxStreams: z.number().int().positive().default(65_536),
       })
       .prefault({}),
+    /** Loss across replicas, computed from flows.raw (ingest/sequence-audit.ts): on one deployment only. */
+    sequenceAudit: z
+      .strictObject({
+        enabled: z.boolean().default(false),
+        /** How long records of one message may take to reach the log through different partitions. */
+        settle: duration.default(10_000),
+      })
+      .prefault({}),
     tls: tlsSection,
     /** UDP template lifetime (RFC 7011 §8.4); go-ipfix's default is 1800 s. A UDP session idle this long is dropped. */
     templateTtl: duration.default(1_800_000),

@@ -14,6 +14,7 @@ import { listenTcp, type StreamListener } from './listeners/tcp.js';
 import { listenTls } from './listeners/tls.js';
 import { listenUdp, type UdpListener } from './listeners/udp.js';
 import { ingestMetrics } from './metrics.js';
+import { type RunningAudit, startSequenceAudit } from './sequence-audit-consumer.js';
 import { Pipeline, type PipelineStats } from './pipeline.js';
 import { type CertificateSource } from './tls/provider.js';
 import { tlsServerOptions } from './tls/server-options.js';
@@ -25,6 +26,12 @@ export interface IngestDeps {
   readonly certificates?: CertificateSource;
   /** Identifies this replica in ipfix.templates; random by default. */
   readonly replicaId?: string;
+  /**
+   * Whether this replica judges UDP sequence numbers itself. By default only on the embedded log (one process,
+   * so one replica); on Kafka replicas may share exporters behind a load balancer, and the sequence audit
+   * computes their loss from flows.raw.
+   */
+  readonly udpSequenceAccounting?: boolean;
   /**
    * Connection slots, shared with other collectors of the process (the gRPC collector), so that their limits
    * are one budget; made from ingest.tcp by default.
@@ -73,7 +80,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
     onUdpSessionEnd: (session) => publisher.forget(session.exporter),
     onValidStream: (address) => admission.trust(address),
     // The embedded log is one process's: then this replica is the only one and sees whole UDP streams.
-    udpSequenceAccounting: deps.log.backend === 'embedded',
+    udpSequenceAccounting: deps.udpSequenceAccounting ?? deps.log.backend === 'embedded',
     ...(deps.now && { now: deps.now }),
   });
   const ports: Partial<Record<Transport, number>> = {};
@@ -84,6 +91,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
   let ownsCertificates = false;
   let sweeper: NodeJS.Timeout | undefined;
   let deadlines: NodeJS.Timeout | undefined;
+  let audit: RunningAudit | undefined;
 
   const guard = (method: string, allowed: readonly IngestState[]) => {
     if (!allowed.includes(state)) {
@@ -173,6 +181,9 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
             await certificates.start();
           }
         }
+        if (section.sequenceAudit.enabled) {
+          audit = await startSequenceAudit({ log: deps.log, topic: topics.flowsRaw, logger, settleMs: section.sequenceAudit.settle, maxExporters: section.metrics.maxExporters });
+        }
         await listen();
         sweeper = setInterval(() => pipeline.sweep(), Math.min(section.templateTtl / 4, 5000));
         sweeper.unref();
@@ -219,6 +230,8 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
     for (const close of closers.splice(0).reverse()) await close();
     await templatesConsumer?.stop();
     templatesConsumer = undefined;
+    await audit?.stop();
+    audit = undefined;
     if (ownsCertificates) certificates?.stop();
   }
 }
