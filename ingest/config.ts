@@ -134,8 +134,22 @@ export const ingestConfigShape = {
   log: z.object({ topics: topicsSchema }).prefault({}),
 };
 
-/** TCP and TLS cannot share a port: checked on any schema built from ingestConfigShape. */
-export function refineIngestConfig(cfg: { aggregatorTransportProtocol: Transport[]; ingest: { port: number; tlsPort?: number | undefined } }, ctx: z.RefinementCtx): void {
+/**
+ * Checked on any schema built from ingestConfigShape: TCP and TLS cannot share a port, and the connection
+ * slots kept for known exporters must leave some for new ones.
+ */
+export function refineIngestConfig(
+  cfg: { aggregatorTransportProtocol: Transport[]; ingest: { port: number; tlsPort?: number | undefined; tcp: { maxConnections: number; reservedForKnownSources: number } } },
+  ctx: z.RefinementCtx,
+): void {
+  const { maxConnections, reservedForKnownSources } = cfg.ingest.tcp;
+  if (reservedForKnownSources >= maxConnections) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ingest', 'tcp', 'reservedForKnownSources'],
+      message: `${reservedForKnownSources} reserved of ${maxConnections} connections leaves none for an exporter that has not connected before: make it smaller than ingest.tcp.maxConnections`,
+    });
+  }
   const tlsPort = cfg.ingest.tlsPort ?? cfg.ingest.port;
   const protocols = cfg.aggregatorTransportProtocol;
   if (protocols.includes('tcp') && protocols.includes('tls') && tlsPort === cfg.ingest.port && tlsPort !== 0) {

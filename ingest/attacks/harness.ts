@@ -3,7 +3,8 @@
 // from 127.0.0.1 while the test process attacks from other loopback addresses (127.0.0.2 and up), at a
 // bounded rate and count. Afterwards the test reads flows.raw and checks that every record softflowd exported
 // is there, that /healthz answered within 100 ms at the 99th percentile, and that the collector's peak RSS
-// (VmHWM) stayed under the bound the test states.
+// (VmHWM) stayed under the bound the test states. FLOWAGG_ATTACK_DEBUG=1 prints the probe's figures and the
+// collector's log.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
@@ -51,7 +52,7 @@ export async function startTarget(t: TestContext, config: Record<string, unknown
     log: { backend: 'embedded', embedded: { dir: join(dataDir, 'log'), fsync: { policy: 'interval' } } },
     apiServer: { apiPort: 0, bindAddress: '127.0.0.1' },
   }));
-  const proc = spawnNice([...(process.env.FLOWAGG_ATTACK_NODE_FLAGS?.split(' ') ?? []), '--import', 'tsx', join(ROOT, 'lib/cli/main.ts'), 'ingest', '--config', file], { ...process.env, FLOWAGG_LOG_LEVEL: 'info' });
+  const proc = spawnNice(['--import', 'tsx', join(ROOT, 'lib/cli/main.ts'), 'ingest', '--config', file], { ...process.env, FLOWAGG_LOG_LEVEL: 'info' });
   let stderr = '';
   const started = new Promise<{ collectors: Target['ports']; http: number }>((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`flowagg ingest exited (${code}) before it ran:\n${stderr}`)));
