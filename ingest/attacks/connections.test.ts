@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { requireTools, SOFTFLOWD } from '../../integration-tests/harness/tools.js';
 import { assertUnharmed, finish, metricValue, softflowd, startProbe, startTarget, tcpFrom, together } from './harness.js';
 
-test('finding 4: idle, partial-message and TLS handshake squatters lose their slots; a known exporter always gets one', { timeout: 120_000 }, async (t) => {
+test('finding 4: idle, partial-message and TLS handshake squatters lose their slots; a known exporter always gets one', { timeout: 300_000 }, async (t) => {
   if (!requireTools(t, SOFTFLOWD)) return;
   const certs = mkdtempSync(join(tmpdir(), 'flowagg-attack-tls-'));
   t.after(() => rmSync(certs, { recursive: true, force: true }));

@@ -27,7 +27,7 @@ function records(layout: Field[], n: number, octets: number): Buffer {
   }));
 }
 
-test('findings 7 and 8: data in a layout not known here is skipped and counted, never written; unknown templates count as sets and bytes', { timeout: 120_000 }, async (t) => {
+test('findings 7 and 8: data in a layout not known here is skipped and counted, never written; unknown templates count as sets and bytes', { timeout: 300_000 }, async (t) => {
   if (!requireTools(t, SOFTFLOWD)) return;
   const target = await startTarget(t, { aggregatorTransportProtocol: ['udp'] });
   const probe = await startProbe(t, target.http);
