@@ -13,10 +13,7 @@ const oneProtocol = z
   .transform((v) => v.trim().toLowerCase())
   .pipe(z.enum(['tls', 'tcp', 'udp', 'none'], { error: (i) => `"${String(i.input)}" is not a transport (tls, tcp, udp or none)` }));
 
-/**
- * Antrea's `aggregatorTransportProtocol`, case-insensitive. flowagg also takes a list, so that UDP and
- * TCP (or TLS) collectors run at once; "none" (alone) runs no collector.
- */
+/** Antrea's `aggregatorTransportProtocol`, case-insensitive; flowagg also takes a list. */
 export const transportProtocols = z
   .preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(oneProtocol).min(1))
   .transform((v, ctx): Transport[] => {
@@ -26,110 +23,87 @@ export const transportProtocols = z
       return [];
     }
     return list as Transport[];
+  })
+  .meta({
+    typeLabel: 'tls, tcp, udp or none, or a list of them',
+    description:
+      "Antrea's key: the IPFIX collectors to run, case-insensitive. flowagg also takes a list, so that UDP and TCP (or TLS) collectors run at once; \"none\" (alone) runs no IPFIX collector.",
   });
 
 export const ingestSection = z
   .strictObject({
-    /** Address the collectors bind; "" is every IPv4 and IPv6 address (Antrea's ":4739"). */
-    host: z.string().default(''),
-    /** IPFIX port (IANA 4739) for UDP and TCP, and for TLS unless tlsPort says otherwise. */
-    port: port.default(4739),
-    /** TLS port when TCP and TLS run together (they cannot share one TCP port). */
-    tlsPort: port.optional(),
+    host: z.string().default('').describe('Address the collectors bind; "" is every IPv4 and IPv6 address (Antrea\'s ":4739").'),
+    port: port.default(4739).describe('IPFIX port (IANA 4739) for UDP and TCP, and for TLS unless tlsPort says otherwise.'),
+    tlsPort: port.optional().describe('TLS port when TCP and TLS run together (they cannot share one TCP port).'),
     udp: z
       .strictObject({
-        /** Largest datagram read; IPFIX messages are at most 65,535 bytes. */
-        maxDatagramBytes: z.number().int().min(512).max(65535).default(65535),
-        /** SO_RCVBUF: absorbs bursts while the event loop is busy. */
-        receiveBufferBytes: byteSize.default(8 * 1024 * 1024),
-        /** Datagrams received and waiting to be handled; beyond, new ones are dropped (dropped_messages_total{reason="overload"}). */
-        backlogBytes: byteSize.default(8 * 1024 * 1024),
-        /** Exporters (address and port) tracked at once; beyond it the least recently active is forgotten. */
-        maxSessions: z.number().int().positive().default(65_536),
+        maxDatagramBytes: z.number().int().min(512).max(65535).default(65535).describe('Largest datagram read; IPFIX messages are at most 65,535 bytes.'),
+        receiveBufferBytes: byteSize.default(8 * 1024 * 1024).describe('SO_RCVBUF: absorbs bursts while the event loop is busy.'),
+        backlogBytes: byteSize.default(8 * 1024 * 1024).describe('Datagrams received and waiting to be handled; beyond, new ones are dropped (dropped_messages_total{reason="overload"}).'),
+        maxSessions: z.number().int().positive().default(65_536).describe('Exporters (address and port) tracked at once; beyond it the least recently active is forgotten.'),
       })
       .prefault({}),
     tcp: z
       .strictObject({
-        /** TCP + TLS connections at once; beyond, new ones are refused. A 5,000-Node cluster holds 5,000. */
-        maxConnections: z.number().int().positive().default(8192),
-        /** Connections from one address at once (Antrea agents open one each). */
-        maxConnectionsPerSource: z.number().int().positive().default(64),
-        /** Of maxConnections, the slots only sources that have sent valid IPFIX before may take. */
-        reservedForKnownSources: z.number().int().nonnegative().default(4096),
-        /** A TLS client must finish its handshake within this. */
-        handshakeTimeout: duration.default(10_000),
-        /** A new connection must deliver a valid IPFIX message within this (after the TLS handshake). */
-        firstMessageTimeout: duration.default(30_000),
-        /** Once a message has begun, the rest of it must arrive within this. */
-        partialMessageTimeout: duration.default(30_000),
-        /** A connection that sends nothing for this long is closed; 0 never closes an idle one. */
-        idleTimeout: duration.default(600_000),
+        maxConnections: z.number().int().positive().default(8192).describe('TCP + TLS connections at once; beyond, new ones are refused. A 5,000-Node cluster holds 5,000.'),
+        maxConnectionsPerSource: z.number().int().positive().default(64).describe('Connections from one address at once (Antrea agents open one each); raise it for exporters behind a NAT.'),
+        reservedForKnownSources: z.number().int().nonnegative().default(4096).describe('Of maxConnections, the slots only sources that have sent valid IPFIX before may take.'),
+        handshakeTimeout: duration.default(10_000).describe('A TLS client must finish its handshake within this.'),
+        firstMessageTimeout: duration.default(30_000).describe('A new connection must deliver a complete IPFIX message within this (after the TLS handshake).'),
+        partialMessageTimeout: duration.default(30_000).describe('Once a message has begun, the rest of it must arrive within this.'),
+        idleTimeout: duration.default(600_000).describe('A connection that sends nothing for this long is closed; 0 never closes an idle one.'),
       })
       .prefault({}),
-    /** Bounds on templates and on the transcoders compiled for them (docs/ingest.md, "Limits"). */
     templates: z
       .strictObject({
-        /** Templates one session (connection, or UDP address and port) holds; beyond, its oldest is evicted. */
-        maxPerSession: z.number().int().positive().default(4096),
-        /** Templates of all sessions of one exporter address (forged UDP source ports share it). */
-        maxPerExporter: z.number().int().positive().default(8192),
-        /** Templates in the process; beyond, the least recently active exporter's idlest one is evicted. */
-        maxTotal: z.number().int().positive().default(65_536),
-        /** Fields of all templates together (a template's memory grows with its fields). */
-        maxTotalFields: z.number().int().positive().default(4_000_000),
-        /** Compiled transcoders, one per distinct template layout, shared by every session. */
-        maxLayouts: z.number().int().positive().default(4096),
-        /** Records a layout carries, interpreted, before it is compiled (so that compiling costs a share of the input's bytes). */
-        compileAfterRecords: z.number().int().nonnegative().default(16),
+        maxPerSession: z.number().int().positive().default(4096).describe('Templates one session (connection, or UDP address and port) holds; beyond, its oldest is evicted.'),
+        maxPerExporter: z.number().int().positive().default(8192).describe('Templates of all sessions of one exporter address (forged UDP source ports share it).'),
+        maxTotal: z.number().int().positive().default(65_536).describe('Templates in the process; beyond, the least recently active exporter\'s idlest one is evicted.'),
+        maxTotalFields: z.number().int().positive().default(4_000_000).describe('Fields of all templates together (a template\'s memory grows with its fields).'),
+        maxLayouts: z.number().int().positive().default(4096).describe('Compiled transcoders, one per distinct template layout, shared by every session.'),
+        compileAfterRecords: z.number().int().nonnegative().default(16).describe('Records a layout carries, interpreted, before it is compiled (so that compiling costs a share of the input\'s bytes).'),
       })
-      .prefault({}),
+      .prefault({})
+      .describe('Bounds on templates and on the transcoders compiled for them (docs/ingest.md, "Limits").'),
     metrics: z
       .strictObject({
-        /** Exporter addresses with series of their own; later ones share exporter="_overflow". */
-        maxExporters: z.number().int().positive().default(8192),
+        maxExporters: z.number().int().positive().default(8192).describe('Exporter addresses with series of their own; later ones share exporter="_overflow".'),
       })
       .prefault({}),
     sequence: z
       .strictObject({
-        /** Sequence-number streams (session and observation domain) tracked; beyond, the least recently active is forgotten. */
-        maxStreams: z.number().int().positive().default(65_536),
+        maxStreams: z.number().int().positive().default(65_536).describe('Sequence-number streams (session and observation domain) tracked; beyond, the least recently active is forgotten.'),
       })
       .prefault({}),
-    /** Loss across replicas, computed from flows.raw (ingest/sequence-audit.ts): on one deployment only. */
     sequenceAudit: z
       .strictObject({
-        enabled: z.boolean().default(false),
-        /** How long records of one message may take to reach the log through different partitions. */
-        settle: duration.default(10_000),
+        enabled: z.boolean().default(false).describe('Compute loss across replicas from flows.raw (ingest/sequence-audit.ts): on one deployment only.'),
+        settle: duration.default(10_000).describe('How long records of one message may take to reach the log through different partitions.'),
       })
       .prefault({}),
     tls: tlsSection,
-    /** UDP template lifetime (RFC 7011 §8.4); go-ipfix's default is 1800 s. A UDP session idle this long is dropped. */
-    templateTtl: duration.default(1_800_000),
-    /** The bounded queue between decoding and the log: the backpressure point. */
+    templateTtl: duration.default(1_800_000).describe('UDP template lifetime (RFC 7011 §8.4); go-ipfix\'s default is 1800 s. A UDP session idle this long is dropped.'),
     queue: z
       .strictObject({
-        /** Records waiting for the log beyond which TCP/TLS sessions stop reading and UDP datagrams are dropped. */
-        maxRecords: z.number().int().positive().default(100_000),
-        /** The same bound in encoded bytes. */
-        maxBytes: byteSize.default(64 * 1024 * 1024),
-        /** Records per producer.send. */
-        batchRecords: z.number().int().positive().default(5000),
-        /** How long a partial batch waits for more records. */
-        linger: duration.default(5),
-        /** producer.send calls outstanding at once. */
-        maxInFlightBatches: z.number().int().positive().default(4),
+        maxRecords: z.number().int().positive().default(100_000).describe('Records waiting for the log beyond which TCP/TLS sessions stop reading and UDP datagrams are dropped.'),
+        maxBytes: byteSize.default(64 * 1024 * 1024).describe('The same bound in encoded bytes.'),
+        batchRecords: z.number().int().positive().default(5000).describe('Records per producer.send.'),
+        linger: duration.default(5).describe('How long a partial batch waits for more records.'),
+        maxInFlightBatches: z.number().int().positive().default(4).describe('producer.send calls outstanding at once.'),
       })
-      .prefault({}),
-    /** On stop, how long records still queued may take to reach the log before they are given up (and counted). */
-    shutdownTimeout: duration.default(10_000),
+      .prefault({})
+      .describe('The bounded queue between decoding and the log: the backpressure point.'),
+    shutdownTimeout: duration.default(10_000).describe('On stop, how long records still queued may take to reach the log before they are given up (and counted).'),
   })
   .prefault({});
 
 /** The keys ingest reads from a flowagg configuration file (the service configuration's `log` has more). */
 export const ingestConfigShape = {
   aggregatorTransportProtocol: transportProtocols.default(['udp', 'tcp']),
-  flowAggregatorAddress: z.string().default(''),
+  flowAggregatorAddress: z
+    .string()
+    .default('')
+    .describe("Antrea's key: an extra name of the collector for its TLS server certificate (an IP SAN if it parses as an IP, else a DNS SAN)."),
   ingest: ingestSection,
   log: z.object({ topics: topicsSchema }).prefault({}),
 };

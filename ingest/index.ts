@@ -6,6 +6,7 @@
 // to ingest.shutdownTimeout for queued records to reach the log and counts what it had to give up.
 import { FlowaggError } from '../lib/errors.js';
 import { type Consumer, type MessageLog } from '../lib/log/types.js';
+import { type AvroFraming } from '../schemas/avro.js';
 import { componentLogger, type Logger, sampledLogger } from '../lib/telemetry/logger.js';
 import { type IngestConfig, type Transport } from './config.js';
 import { INGEST_STATE } from './errors.js';
@@ -39,6 +40,8 @@ export interface IngestDeps {
   readonly admission?: ConnectionAdmission;
   readonly logger?: Logger;
   readonly now?: () => number;
+  /** How FlowRecords are framed on flows.raw: lib/log/value-format.ts decides it from log.valueFormat. */
+  readonly framing?: AvroFraming;
 }
 
 export type IngestState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
@@ -82,6 +85,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
     // The embedded log is one process's: then this replica is the only one and sees whole UDP streams.
     udpSequenceAccounting: deps.udpSequenceAccounting ?? deps.log.backend === 'embedded',
     ...(deps.now && { now: deps.now }),
+    ...(deps.framing && { framing: deps.framing }),
   });
   const ports: Partial<Record<Transport, number>> = {};
   const closers: (() => Promise<void>)[] = [];

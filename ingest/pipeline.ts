@@ -16,6 +16,7 @@ import { errorMessage, isFlowaggError } from '../lib/errors.js';
 import { type EvictionReason, TemplatePool } from '../lib/ipfix/template-pool.js';
 import { type Template } from '../lib/ipfix/types.js';
 import { type Producer } from '../lib/log/types.js';
+import { type AvroFraming } from '../schemas/avro.js';
 import { CappedLabel, OVERFLOW_LABEL } from '../lib/telemetry/capped-label.js';
 import { type Logger, sampledLogger } from '../lib/telemetry/logger.js';
 import { type IngestSection, type Transport } from './config.js';
@@ -46,6 +47,8 @@ export interface PipelineDeps {
    */
   readonly udpSequenceAccounting?: boolean;
   readonly now?: () => number;
+  /** How FlowRecords are framed on flows.raw (log.valueFormat); single-object by default. */
+  readonly framing?: AvroFraming;
 }
 
 /** Counters for /recordmetrics and tests; Prometheus has the labelled detail. */
@@ -63,6 +66,12 @@ export interface PipelineStats {
   templates: number;
   transcoderLayouts: number;
   udpSessions: number;
+  /**
+   * UDP sessions whose exporter sent this process a message. Sessions made only from templates another
+   * replica (or this one before a restart) shared are not connections: counting them made
+   * numConnectionsToCollector 1 after a restart with no exporter connected.
+   */
+  udpExporters: number;
   streamSessions: number;
   pausedStreams: number;
   queuedRecords: number;
@@ -104,6 +113,8 @@ export class Pipeline {
   readonly #streamCounts = new Map<Transport, number>();
   readonly #stats = { messages: 0, records: 0, written: 0, droppedRecords: 0, droppedMessages: 0, decodeErrors: 0, skippedSets: 0, skippedBytes: 0, lostInTransit: 0 };
   #sequenceEvictions = 0;
+  readonly #heardUdp = new WeakSet<ExporterSession>();
+  #udpExporters = 0;
   /** Template evictions not yet added to the metric (a flood evicts thousands per message: one inc per message). */
   readonly #evictions: Record<EvictionReason, number> = { session: 0, exporter: 0, total: 0 };
 
@@ -114,7 +125,9 @@ export class Pipeline {
     this.#warn = sampledLogger(deps.logger);
     const t = config.templates;
     this.#pool = new TemplatePool({ perGroup: t.maxPerExporter, total: t.maxTotal, totalFields: t.maxTotalFields });
-    this.#transcoders = new TranscoderCache({ maxLayouts: t.maxLayouts, compileAfterRecords: t.compileAfterRecords, onEvict: () => metrics.transcoderEvictions.inc(), onCompile: () => metrics.transcoderCompilations.inc() });
+    this.#transcoders = new TranscoderCache({ maxLayouts: t.maxLayouts, compileAfterRecords: t.compileAfterRecords, onEvict: () => metrics.transcoderEvictions.inc(), onCompile: () => metrics.transcoderCompilations.inc(),
+      ...(deps.framing && { framing: deps.framing }),
+    });
     this.#labels = new CappedLabel(config.metrics.maxExporters);
     this.#sequences = new SequenceTracker({ maxStreams: config.sequence.maxStreams });
     this.#sessionOptions = {
@@ -144,7 +157,12 @@ export class Pipeline {
     // Every paused stream waits for one 'drain'.
     this.queue.setMaxListeners(0);
     this.#datagrams = new SlicedQueue({ maxBytes: config.udp.backlogBytes, sliceMs: WORK_SLICE_MS }, ({ message, from }) => {
-      this.#handle(this.udpSessions.get(from, (evicted) => this.#endUdpSession(evicted)), message);
+      const session = this.udpSessions.get(from, (evicted) => this.#endUdpSession(evicted));
+      if (!this.#heardUdp.has(session)) {
+        this.#heardUdp.add(session);
+        this.#udpExporters++;
+      }
+      this.#handle(session, message);
     });
     this.udpSessions = new UdpSessionTable({
       templateTtlMs: config.templateTtl, maxSessions: config.udp.maxSessions, now: this.#now,
@@ -237,6 +255,7 @@ export class Pipeline {
       templates: this.#pool.size,
       transcoderLayouts: this.#transcoders.size,
       udpSessions: this.udpSessions.size,
+      udpExporters: this.#udpExporters,
       streamSessions: this.#streams.size,
       pausedStreams: paused,
       queuedRecords: q.queuedRecords,
@@ -364,6 +383,7 @@ export class Pipeline {
   }
 
   #endUdpSession(session: ExporterSession): void {
+    if (this.#heardUdp.delete(session)) this.#udpExporters--;
     this.#sequences.forget(session.id);
     this.#deps.onUdpSessionEnd?.(session);
   }

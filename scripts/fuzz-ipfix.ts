@@ -3,7 +3,7 @@
 // (transcodeMessage, every FlowRecord Avro-decoded) on as many mutations, and reports the counts.
 // Exits 1 if anything other than an IpfixError was thrown.
 import { transcoderTarget } from '../ingest/records/fuzz.js';
-import { recordToJson, recordToText } from '../lib/cli/commands/decode-format.js';
+import { jsonLine, jsonLinePrefix, recordToText } from '../lib/cli/commands/decode-format.js';
 import { decoderTarget, type FuzzReport, fuzzTarget } from '../lib/ipfix/testing/fuzz.js';
 
 const iterations = Number(process.argv[2] ?? 100_000);
@@ -25,7 +25,7 @@ function run(name: string, fuzzed: () => FuzzReport): number {
 
 const decoder = decoderTarget((d) => {
   for (const r of d.records) {
-    JSON.stringify(recordToJson(r, { exporter: 'fuzz', header: d.header }));
+    JSON.parse(jsonLine(r, jsonLinePrefix(r.template.id, { exporter: 'fuzz', header: d.header })));
     recordToText(r);
   }
 });

@@ -9,6 +9,7 @@
 // Lookups by template object go through a WeakMap, so the layout key is computed once per template.
 import { type Template } from '../../lib/ipfix/types.js';
 import { LruMap } from '../../lib/lru-map.js';
+import { type AvroFraming } from '../../schemas/avro.js';
 import { compileTranscoder, interpretedTranscoder, type Transcoder } from './transcode.js';
 
 export interface TranscoderCacheOptions {
@@ -18,6 +19,8 @@ export interface TranscoderCacheOptions {
   readonly onEvict?: () => void;
   /** A layout was compiled. */
   readonly onCompile?: () => void;
+  /** How FlowRecords are framed (log.valueFormat); single-object by default. */
+  readonly framing?: AvroFraming;
 }
 
 /** The identity of a layout: everything a transcoder depends on, nothing else (not the id, not the domain). */
@@ -41,9 +44,10 @@ class Layout implements Transcoder {
     template: Template,
     readonly cache: TranscoderCache,
     readonly compileAfter: number,
+    readonly framing: AvroFraming | undefined,
   ) {
     this.#template = template;
-    this.#interpreted = interpretedTranscoder(template);
+    this.#interpreted = interpretedTranscoder(template, framing);
     this.plan = this.#interpreted.plan;
     this.minLength = this.#interpreted.minLength;
     this.fixedLength = this.#interpreted.fixedLength;
@@ -56,7 +60,7 @@ class Layout implements Transcoder {
   transcode(...args: Parameters<Transcoder['transcode']>): number {
     if (this.#compiled !== undefined) return this.#compiled.transcode(...args);
     if (++this.#records > this.compileAfter && this.cache.holds(this)) {
-      this.#compiled = compileTranscoder(this.#template);
+      this.#compiled = compileTranscoder(this.#template, this.framing);
       this.cache.compiled();
     }
     return this.#interpreted.transcode(...args);
@@ -92,7 +96,7 @@ export class TranscoderCache {
     const key = layout?.key ?? layoutKey(template);
     const cached = this.#layouts.get(key);
     if (layout === undefined || (cached !== undefined && cached !== layout)) {
-      layout = cached ?? new Layout(key, template, this, this.#opts.compileAfterRecords);
+      layout = cached ?? new Layout(key, template, this, this.#opts.compileAfterRecords, this.#opts.framing);
       this.#byTemplate.set(template, layout);
     }
     if (!this.#layouts.touch(layout.key)) {
