@@ -38,7 +38,7 @@ test('two replicas share one UDP exporter: no false loss on either, the audit fi
   const a = await replica(t, { log, replicaId: 'a', udpSequenceAccounting: false });
   const b = await replica(t, { log, replicaId: 'b', udpSequenceAccounting: false });
   const findings: AuditFinding[] = [];
-  const audit = await startSequenceAudit({ log, topic: 'flows.raw', logger: componentLogger('audit'), settleMs: 300, maxExporters: 100, onFindings: (f) => findings.push(...f) });
+  const audit = await startSequenceAudit({ log, topic: 'flows.raw', logger: componentLogger('audit'), settleMs: 300, maxExporters: 100, startFrom: 'earliest', onFindings: (f) => findings.push(...f) });
   t.after(() => audit.stop());
   const socket = createSocket('udp4');
   await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r));

@@ -21,6 +21,8 @@ export interface SequenceAuditOptions {
   readonly settleMs: number;
   readonly maxExporters: number;
   readonly now?: () => number;
+  /** Where a new audit starts reading: the end (default), or, on a log it has all of, the beginning. */
+  readonly startFrom?: 'earliest' | 'latest';
   /** Every finding, for tests. */
   readonly onFindings?: (findings: readonly AuditFinding[]) => void;
 }
@@ -36,7 +38,7 @@ export async function startSequenceAudit(opts: SequenceAuditOptions): Promise<Ru
   /** Per partition: the latest receive time read, and whether it was read to its end. */
   const partitions = new Map<number, { latest: number; caughtUp: boolean }>();
   const started = now();
-  const consumer: Consumer = opts.log.consumer({ groupId: SEQUENCE_AUDIT_GROUP, startFrom: 'latest', isolation: 'read_uncommitted' });
+  const consumer: Consumer = opts.log.consumer({ groupId: SEQUENCE_AUDIT_GROUP, startFrom: opts.startFrom ?? 'latest', isolation: 'read_uncommitted' });
   await consumer.subscribe([opts.topic]);
   const report = (findings: readonly AuditFinding[]) => {
     for (const f of findings) {
