@@ -6,6 +6,7 @@
 // bytes (identity (de)serializers): export-stream.ts transcodes them straight to FlowRecords.
 import { type Server, type ServerReadableStream, type sendUnaryData, type ServiceDefinition } from '@grpc/grpc-js';
 import * as grpc from '@grpc/grpc-js';
+import { ConnectionAdmission } from '../listeners/admission.js';
 import { type StreamListener } from '../listeners/tcp.js';
 import { type TlsMaterialSource } from '../listeners/tls.js';
 import { type ExporterSeries, exporterSeries, ingestMetrics } from '../metrics.js';
@@ -112,7 +113,8 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
   const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   const listener: StreamListener = await listenGrpc(
     {
-      host, port: config.port, maxConnections: config.maxConnections, maxConnectionsPerPeer: config.maxConnectionsPerPeer,
+      host, port: config.port,
+      admission: new ConnectionAdmission({ maxConnections: config.maxConnections, maxPerSource: config.maxConnectionsPerPeer, reservedForKnown: 0 }),
       handshakeTimeoutMs: config.handshakeTimeout, minVersion, certificates: deps.certificates,
     },
     {

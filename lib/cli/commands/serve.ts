@@ -43,6 +43,8 @@ function recordMetrics(ingest: Ingest) {
     numRecordsWritten: s.written,
     numRecordsDropped: s.droppedRecords,
     numRecordsLostInTransit: s.lostInTransit,
+    numSetsSkipped: s.skippedSets,
+    numBytesSkipped: s.skippedBytes,
   };
 }
 
