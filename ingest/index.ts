@@ -155,7 +155,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
     }
     if (grpcConfig.enabled) {
       grpc = await startGrpcCollector(grpcConfig, host, section.tls.minVersion, {
-        queue: pipeline.queue, certificates: certificates!, logger, ...(deps.now && { now: deps.now }), ...(deps.framing && { framing: deps.framing }),
+        queue: pipeline.queue, certificates: certificates!, admission, labels: pipeline.exporterLabels, logger, ...(deps.now && { now: deps.now }), ...(deps.framing && { framing: deps.framing }),
       });
       const collector = grpc;
       closers.push(() => collector.close());

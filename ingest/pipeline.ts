@@ -107,7 +107,8 @@ export class Pipeline {
   readonly #warn: ReturnType<typeof sampledLogger>;
   readonly #pool: TemplatePool;
   readonly #transcoders: TranscoderCache;
-  readonly #labels: CappedLabel;
+  /** Exporter addresses with series of their own (ingest.metrics.maxExporters), shared with the gRPC collector. */
+  readonly exporterLabels: CappedLabel;
   readonly #sessionOptions: SessionOptions;
   readonly #state = new WeakMap<ExporterSession, SessionState>();
   readonly #streamCounts = new Map<Transport, number>();
@@ -128,7 +129,7 @@ export class Pipeline {
     this.#transcoders = new TranscoderCache({ maxLayouts: t.maxLayouts, compileAfterRecords: t.compileAfterRecords, onEvict: () => metrics.transcoderEvictions.inc(), onCompile: () => metrics.transcoderCompilations.inc(),
       ...(deps.framing && { framing: deps.framing }),
     });
-    this.#labels = new CappedLabel(config.metrics.maxExporters);
+    this.exporterLabels = new CappedLabel(config.metrics.maxExporters);
     this.#sequences = new SequenceTracker({ maxStreams: config.sequence.maxStreams });
     this.#sessionOptions = {
       templateTtlMs: config.templateTtl, now: this.#now, maxTemplates: t.maxPerSession, pool: this.#pool,
@@ -174,13 +175,13 @@ export class Pipeline {
   datagram(message: Buffer, from: Endpoint): void {
     if (this.#datagrams.push({ message, from }, message.length)) return;
     this.#stats.droppedMessages++;
-    metrics.droppedMessages.inc({ exporter: this.#labels.of(from.address, false), reason: 'overload' });
+    metrics.droppedMessages.inc({ exporter: this.exporterLabels.of(from.address, false), reason: 'overload' });
   }
 
   /** A UDP datagram larger than the configured maximum. */
   oversizedDatagram(from: Endpoint): void {
     this.#stats.droppedMessages++;
-    metrics.droppedMessages.inc({ exporter: this.#labels.of(from.address, false), reason: 'oversized' });
+    metrics.droppedMessages.inc({ exporter: this.exporterLabels.of(from.address, false), reason: 'oversized' });
   }
 
   /** A new TCP or TLS connection: a session of its own, read until it closes. */
@@ -274,7 +275,7 @@ export class Pipeline {
   #handle(session: ExporterSession, buf: Buffer): string | undefined {
     const state = this.#stateOf(session);
     const exporter = session.exporter.address;
-    const label = this.#labels.of(exporter, false);
+    const label = this.exporterLabels.of(exporter, false);
     this.#stats.messages++;
     state.series.messages.inc();
     let t: TranscodedMessage;
@@ -334,7 +335,7 @@ export class Pipeline {
   #validated(session: ExporterSession, state: SessionState): void {
     state.valid = true;
     if (state.series.label === OVERFLOW_LABEL) {
-      const label = this.#labels.of(session.exporter.address);
+      const label = this.exporterLabels.of(session.exporter.address);
       if (label !== OVERFLOW_LABEL) state.series = exporterSeries(label, session.transport);
     }
     if (session.transport !== 'udp') this.#deps.onValidStream?.(session.exporter.address);
@@ -376,7 +377,7 @@ export class Pipeline {
   #stateOf(session: ExporterSession): SessionState {
     let s = this.#state.get(session);
     if (s === undefined) {
-      s = { series: exporterSeries(this.#labels.of(session.exporter.address, false), session.transport), valid: false };
+      s = { series: exporterSeries(this.exporterLabels.of(session.exporter.address, false), session.transport), valid: false };
       this.#state.set(session, s);
     }
     return s;

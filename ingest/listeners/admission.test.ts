@@ -26,6 +26,7 @@ test('reserved slots go only to sources that have sent valid IPFIX before', () =
   const third = admission.admit('attacker');
   assert.equal(reasonOf(third), 'reserved');
   assert.ok(!third.admitted && /kept for exporters/.test(third.message));
+  assert.equal(admission.openUnknown, 2);
   assert.equal(reasonOf(admission.admit('exporter')), 'admitted');
   assert.equal(reasonOf(admission.admit('exporter')), 'admitted');
   assert.equal(reasonOf(admission.admit('exporter')), 'max_connections');
@@ -38,4 +39,38 @@ test('the known set is bounded, forgetting the least recently trusted', () => {
   admission.trust('a');
   admission.trust('c');
   assert.deepEqual(['a', 'b', 'c'].map((x) => admission.isKnown(x)), [true, false, true]);
+});
+
+test('a source that sends valid input frees its unreserved slot: more new exporters get in than the unreserved slots', () => {
+  // A cluster's Agents all start unknown; each one trusted makes room for the next.
+  const admission = new ConnectionAdmission({ maxConnections: 10, maxPerSource: 1, reservedForKnown: 7 });
+  for (let i = 0; i < 3; i++) assert.equal(reasonOf(admission.admit(`agent-${i}`)), 'admitted');
+  assert.equal(reasonOf(admission.admit('agent-3')), 'reserved');
+  admission.trust('agent-0');
+  admission.trust('agent-1');
+  assert.equal(admission.openUnknown, 1);
+  assert.equal(reasonOf(admission.admit('agent-3')), 'admitted');
+  assert.equal(reasonOf(admission.admit('agent-4')), 'admitted');
+  assert.equal(reasonOf(admission.admit('agent-5')), 'reserved');
+  assert.equal(admission.open, 5);
+});
+
+test('an admission within another takes a slot of both, refuses by either, and trusts in both', () => {
+  const shared = new ConnectionAdmission({ maxConnections: 3, maxPerSource: 3, reservedForKnown: 1 });
+  const grpc = new ConnectionAdmission({ maxConnections: 10, maxPerSource: 1, reservedForKnown: 0, keys: { maxConnections: 'ingest.grpc.maxConnections', maxPerSource: 'ingest.grpc.maxConnectionsPerPeer' } }, shared);
+  const tcp = shared.admit('a');
+  const first = grpc.admit('b');
+  assert.ok(first.admitted);
+  const second = grpc.admit('b');
+  assert.ok(!second.admitted && second.reason === 'per_source' && second.message.includes('ingest.grpc.maxConnectionsPerPeer'));
+  assert.equal(reasonOf(grpc.admit('c')), 'reserved', 'the shared budget keeps its reserved slot');
+  assert.equal(shared.open, 2);
+  grpc.trust('c');
+  assert.ok(shared.isKnown('c'));
+  assert.equal(reasonOf(grpc.admit('c')), 'admitted');
+  assert.equal(reasonOf(grpc.admit('d')), 'max_connections');
+  assert.equal(grpc.open, 2, 'a refusal by the shared budget takes no slot of the inner one');
+  first.release();
+  assert.equal(shared.open, 2);
+  assert.ok(tcp.admitted);
 });
