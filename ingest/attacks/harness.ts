@@ -30,7 +30,7 @@ export const HEALTHZ_P99_MS = 100;
 const MIB = 1024 * 1024;
 
 export interface Target {
-  readonly ports: Readonly<Partial<Record<'udp' | 'tcp' | 'tls', number>>>;
+  readonly ports: Readonly<Partial<Record<'udp' | 'tcp' | 'tls' | 'grpc', number>>>;
   readonly http: number;
   readonly dataDir: string;
   recordMetrics(): Promise<Record<string, number>>;
