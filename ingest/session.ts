@@ -26,7 +26,8 @@ export interface SessionOptions {
 
 export class ExporterSession {
   readonly id: string;
-  readonly transport: Transport;
+  /** 'file' for messages read from a capture file (`flowagg pipeline`): a stream whose templates never expire. */
+  readonly transport: Transport | 'file';
   readonly exporter: Endpoint;
   readonly templates: TemplateStore;
   /** The facts of the message being transcoded; one object per session, updated for each message. */
@@ -35,7 +36,7 @@ export class ExporterSession {
   readonly systemInitTime = new Map<number, number>();
   lastActivity: number;
 
-  constructor(transport: Transport, exporter: Endpoint, opts: SessionOptions) {
+  constructor(transport: Transport | 'file', exporter: Endpoint, opts: SessionOptions) {
     this.transport = transport;
     this.exporter = exporter;
     const where = exporter.address.includes(':') ? `[${exporter.address}]:${exporter.port}` : `${exporter.address}:${exporter.port}`;
