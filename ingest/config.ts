@@ -46,9 +46,9 @@ export const ingestSection = z
       .prefault({}),
     tcp: z
       .strictObject({
-        maxConnections: z.number().int().positive().default(8192).describe('TCP + TLS connections at once; beyond, new ones are refused. A 5,000-Node cluster holds 5,000.'),
+        maxConnections: z.number().int().positive().default(8192).describe('TCP, TLS and gRPC connections at once (one budget for the process); beyond, new ones are refused. A 5,000-Node cluster holds 5,000.'),
         maxConnectionsPerSource: z.number().int().positive().default(64).describe('Connections from one address at once (Antrea agents open one each); raise it for exporters behind a NAT.'),
-        reservedForKnownSources: z.number().int().nonnegative().default(4096).describe('Of maxConnections, the slots only sources that have sent valid IPFIX before may take.'),
+        reservedForKnownSources: z.number().int().nonnegative().default(4096).describe('Of maxConnections, the slots only sources that have sent valid input (IPFIX, an ExportRequest) may take: connections from unknown addresses are at most maxConnections minus this.'),
         handshakeTimeout: duration.default(10_000).describe('A TLS client must finish its handshake within this.'),
         firstMessageTimeout: duration.default(30_000).describe('A new connection must deliver a complete IPFIX message within this (after the TLS handshake).'),
         partialMessageTimeout: duration.default(30_000).describe('Once a message has begun, the rest of it must arrive within this.'),
