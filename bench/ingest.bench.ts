@@ -92,7 +92,8 @@ export async function runCase(logConfig: LogConfig, agents: number, total: numbe
   const run = Math.random().toString(36).slice(2, 8);
   const config = ingestConfig.parse({
     aggregatorTransportProtocol: 'tcp',
-    ingest: { host: '127.0.0.1', port: 0, queue, grpc: { enabled: false } },
+    // Every simulated agent connects from 127.0.0.1: one address, 200 connections (the default allows 64).
+    ingest: { host: '127.0.0.1', port: 0, queue, tcp: { maxConnectionsPerSource: 1024 }, grpc: { enabled: false } },
     log: { topics: { flowsRaw: `flows.raw.bench-${run}`, templates: `ipfix.templates.bench-${run}` } },
   });
   const ingest = createIngest(config, { log: messageLog });

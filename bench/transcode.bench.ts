@@ -6,15 +6,14 @@ import { cpus, loadavg } from 'node:os';
 import { antreaAgentTemplate, antreaAgentValues, softflowdTemplate, softflowdValues } from '../lib/ipfix/testing/templates.js';
 import { type FieldValue, type Template } from '../lib/ipfix/types.js';
 import { flowRecordWriter } from '../schemas/flow-record.js';
-import { type MessageContext } from '../ingest/records/context.js';
 import { RecordBuffer } from '../ingest/records/record-buffer.js';
-import { encodeRecord, referenceEncode } from '../ingest/records/testing.js';
+import { contextFor, encodeRecord, type MessageFacts, referenceEncode } from '../ingest/records/testing.js';
 import { compileTranscoder } from '../ingest/records/transcode.js';
 import { type BenchResult, type Benchmark, measure } from './types.js';
 
 const RECORDS = 10_000;
 const ORIGIN = { exporterAddress: '192.168.77.12', exporterPort: 39012, transport: 'tls' } as const;
-const MSG: MessageContext = { exportTime: 1_700_003_600, sequenceNumber: 1, receiveTime: 1_700_003_600_123, systemInitTime: 1_699_990_000_000 };
+const MSG: MessageFacts = { exportTime: 1_700_003_600, sequenceNumber: 1, receiveTime: 1_700_003_600_123, systemInitTime: 1_699_990_000_000 };
 
 interface Case {
   readonly name: string;
@@ -49,12 +48,13 @@ const bench: Benchmark = async (log) => {
   for (const c of cases) {
     const records = Array.from({ length: RECORDS }, (_, i) => encodeRecord(c.template, c.values(i)));
     const batch = Buffer.concat(records);
-    const transcoder = compileTranscoder(c.template, ORIGIN);
+    const transcoder = compileTranscoder(c.template);
+    const msg = contextFor(ORIGIN, c.template, MSG);
     const out = new RecordBuffer(16 << 20);
     const transcodeAll = () => {
       // The batch has been handed to the log: its views are no longer used, the buffer is written again.
       out.reset();
-      for (let p = 0; p < batch.length; ) p = transcoder.transcode(batch, p, batch.length, MSG, out);
+      for (let p = 0; p < batch.length; ) p = transcoder.transcode(batch, p, batch.length, msg, out);
     };
     transcodeAll();
     const inBytes = batch.length / RECORDS;
@@ -67,7 +67,7 @@ const bench: Benchmark = async (log) => {
       note: `IPFIX record bytes → flow key + Avro, ${inBytes.toFixed(0)} B → ${outBytes.toFixed(0)} B; ${fmt(fast.cpu)} records per CPU-second; ${context}`,
     });
     const reference = await timed(() => {
-      for (const r of records) referenceEncode(c.template, r, ORIGIN, MSG, writer);
+      for (const r of records) referenceEncode(c.template, r, msg, writer);
     }, RECORDS);
     results.push({
       name: `FlowRecord reference builder, ${c.name}`, value: reference.wall, unit: 'records/s',

@@ -36,3 +36,14 @@ test('durations and sizes in their usual forms; unknown keys are errors', () => 
   assert.equal(c.ingest.queue.linger, 2);
   assert.throws(() => ingestConfig.parse({ ingest: { prot: 1 } }), /Unrecognized key/);
 });
+
+test('the limits on hostile input have defaults sized for a 5,000-Node cluster, and reserved slots must leave room', () => {
+  const c = ingestConfig.parse({});
+  assert.ok(c.ingest.tcp.maxConnections >= 5000 && c.ingest.metrics.maxExporters >= 5000);
+  assert.ok(c.ingest.templates.maxTotal >= 5000 * 2 && c.ingest.templates.maxTotalFields >= 5000 * 2 * 43);
+  assert.equal(c.ingest.tcp.firstMessageTimeout, 30_000);
+  assert.throws(
+    () => ingestConfig.parse({ ingest: { tcp: { maxConnections: 100, reservedForKnownSources: 100 } } }),
+    (err: Error) => /reservedForKnownSources/.test(err.message) && /leaves none for an exporter that has not connected before/.test(err.message),
+  );
+});

@@ -40,12 +40,46 @@ export const ingestSection = z
       .strictObject({
         maxDatagramBytes: z.number().int().min(512).max(65535).default(65535).describe('Largest datagram read; IPFIX messages are at most 65,535 bytes.'),
         receiveBufferBytes: byteSize.default(8 * 1024 * 1024).describe('SO_RCVBUF: absorbs bursts while the event loop is busy.'),
+        backlogBytes: byteSize.default(8 * 1024 * 1024).describe('Datagrams received and waiting to be handled; beyond, new ones are dropped (dropped_messages_total{reason="overload"}).'),
         maxSessions: z.number().int().positive().default(65_536).describe('Exporters (address and port) tracked at once; beyond it the least recently active is forgotten.'),
       })
       .prefault({}),
     tcp: z
       .strictObject({
-        maxConnections: z.number().int().positive().default(4096).describe('Connections beyond this are refused, so that connection floods cannot exhaust memory.'),
+        maxConnections: z.number().int().positive().default(8192).describe('TCP, TLS and gRPC connections at once (one budget for the process); beyond, new ones are refused. A 5,000-Node cluster holds 5,000.'),
+        maxConnectionsPerSource: z.number().int().positive().default(64).describe('Connections from one address at once (Antrea agents open one each); raise it for exporters behind a NAT.'),
+        reservedForKnownSources: z.number().int().nonnegative().default(4096).describe('Of maxConnections, the slots only sources that have sent valid input (IPFIX, an ExportRequest) may take: connections from unknown addresses are at most maxConnections minus this.'),
+        handshakeTimeout: duration.default(10_000).describe('A TLS client must finish its handshake within this.'),
+        firstMessageTimeout: duration.default(30_000).describe('A new connection must deliver a complete IPFIX message within this (after the TLS handshake).'),
+        partialMessageTimeout: duration.default(30_000).describe('Once a message has begun, the rest of it must arrive within this.'),
+        idleTimeout: duration.default(600_000).describe('A connection that sends nothing for this long is closed; 0 never closes an idle one.'),
+      })
+      .prefault({}),
+    templates: z
+      .strictObject({
+        maxPerSession: z.number().int().positive().default(4096).describe('Templates one session (connection, or UDP address and port) holds; beyond, its oldest is evicted.'),
+        maxPerExporter: z.number().int().positive().default(8192).describe('Templates of all sessions of one exporter address (forged UDP source ports share it).'),
+        maxTotal: z.number().int().positive().default(65_536).describe('Templates in the process; beyond, the least recently active exporter\'s idlest one is evicted.'),
+        maxTotalFields: z.number().int().positive().default(4_000_000).describe('Fields of all templates together (a template\'s memory grows with its fields).'),
+        maxLayouts: z.number().int().positive().default(4096).describe('Compiled transcoders, one per distinct template layout, shared by every session.'),
+        compileAfterRecords: z.number().int().nonnegative().default(16).describe('Records a layout carries, interpreted, before it is compiled (so that compiling costs a share of the input\'s bytes).'),
+      })
+      .prefault({})
+      .describe('Bounds on templates and on the transcoders compiled for them (docs/ingest.md, "Limits").'),
+    metrics: z
+      .strictObject({
+        maxExporters: z.number().int().positive().default(8192).describe('Exporter addresses with series of their own; later ones share exporter="_overflow".'),
+      })
+      .prefault({}),
+    sequence: z
+      .strictObject({
+        maxStreams: z.number().int().positive().default(65_536).describe('Sequence-number streams (session and observation domain) tracked; beyond, the least recently active is forgotten.'),
+      })
+      .prefault({}),
+    sequenceAudit: z
+      .strictObject({
+        enabled: z.boolean().default(false).describe('Compute loss across replicas from flows.raw (ingest/sequence-audit.ts): on one deployment only.'),
+        settle: duration.default(10_000).describe('How long records of one message may take to reach the log through different partitions.'),
       })
       .prefault({}),
     tls: tlsSection,
@@ -76,8 +110,22 @@ export const ingestConfigShape = {
   log: z.object({ topics: topicsSchema }).prefault({}),
 };
 
-/** TCP and TLS cannot share a port: checked on any schema built from ingestConfigShape. */
-export function refineIngestConfig(cfg: { aggregatorTransportProtocol: Transport[]; ingest: { port: number; tlsPort?: number | undefined } }, ctx: z.RefinementCtx): void {
+/**
+ * Checked on any schema built from ingestConfigShape: TCP and TLS cannot share a port, and the connection
+ * slots kept for known exporters must leave some for new ones.
+ */
+export function refineIngestConfig(
+  cfg: { aggregatorTransportProtocol: Transport[]; ingest: { port: number; tlsPort?: number | undefined; tcp: { maxConnections: number; reservedForKnownSources: number } } },
+  ctx: z.RefinementCtx,
+): void {
+  const { maxConnections, reservedForKnownSources } = cfg.ingest.tcp;
+  if (reservedForKnownSources >= maxConnections) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ingest', 'tcp', 'reservedForKnownSources'],
+      message: `${reservedForKnownSources} reserved of ${maxConnections} connections leaves none for an exporter that has not connected before: make it smaller than ingest.tcp.maxConnections`,
+    });
+  }
   const tlsPort = cfg.ingest.tlsPort ?? cfg.ingest.port;
   const protocols = cfg.aggregatorTransportProtocol;
   if (protocols.includes('tcp') && protocols.includes('tls') && tlsPort === cfg.ingest.port && tlsPort !== 0) {

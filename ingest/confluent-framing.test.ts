@@ -33,7 +33,7 @@ function plain(v: unknown): unknown {
 test('flows.raw values framed for a schema registry decode with fastavro exactly as flowagg reads them', async (t) => {
   const log = await openEmbeddedLog({ dir: mkdtempSync(join(tmpdir(), 'flowagg-confluent-')), fsync: { policy: 'interval' } });
   t.after(() => log.close());
-  const ingest = createIngest(ingestConfig.parse({ aggregatorTransportProtocol: 'udp', ingest: { host: '127.0.0.1', port: 0 } }), {
+  const ingest = createIngest(ingestConfig.parse({ aggregatorTransportProtocol: 'udp', ingest: { host: '127.0.0.1', port: 0, grpc: { enabled: false } } }), {
     log,
     framing: { kind: 'confluent', schemaId: SCHEMA_ID },
   });

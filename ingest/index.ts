@@ -7,14 +7,16 @@
 import { FlowaggError } from '../lib/errors.js';
 import { type Consumer, type MessageLog } from '../lib/log/types.js';
 import { type AvroFraming } from '../schemas/avro.js';
-import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
+import { componentLogger, type Logger, sampledLogger } from '../lib/telemetry/logger.js';
 import { type IngestConfig, type Transport } from './config.js';
 import { INGEST_STATE } from './errors.js';
 import { type GrpcCollector, startGrpcCollector } from './grpc/collector.js';
+import { ConnectionAdmission } from './listeners/admission.js';
 import { listenTcp, type StreamListener } from './listeners/tcp.js';
 import { listenTls } from './listeners/tls.js';
 import { listenUdp, type UdpListener } from './listeners/udp.js';
 import { ingestMetrics } from './metrics.js';
+import { type RunningAudit, startSequenceAudit } from './sequence-audit-consumer.js';
 import { Pipeline, type PipelineStats } from './pipeline.js';
 import { type CertificateSource } from './tls/provider.js';
 import { startCertificateSource } from './tls/start.js';
@@ -27,6 +29,17 @@ export interface IngestDeps {
   readonly certificates?: CertificateSource;
   /** Identifies this replica in ipfix.templates; random by default. */
   readonly replicaId?: string;
+  /**
+   * Whether this replica judges UDP sequence numbers itself. By default only on the embedded log (one process,
+   * so one replica); on Kafka replicas may share exporters behind a load balancer, and the sequence audit
+   * computes their loss from flows.raw.
+   */
+  readonly udpSequenceAccounting?: boolean;
+  /**
+   * Connection slots, shared with other collectors of the process (the gRPC collector), so that their limits
+   * are one budget; made from ingest.tcp by default.
+   */
+  readonly admission?: ConnectionAdmission;
   readonly logger?: Logger;
   readonly now?: () => number;
   /** How FlowRecords are framed on flows.raw: lib/log/value-format.ts decides it from log.valueFormat. */
@@ -46,21 +59,33 @@ export interface Ingest {
   readiness(): { ready: boolean; detail?: string };
 }
 
+/** How often stream connections are checked against their time limits. */
+const STREAM_CHECK_MS = 1000;
+
 export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
   const logger = deps.logger ?? componentLogger('ingest');
+  const logSampled = sampledLogger(logger);
   const section = config.ingest;
   const topics = config.log.topics;
   const protocols = config.aggregatorTransportProtocol;
   const producer = deps.log.producer();
+  const tcpLimits = section.tcp;
+  const admission = deps.admission ?? new ConnectionAdmission({
+    maxConnections: tcpLimits.maxConnections, maxPerSource: tcpLimits.maxConnectionsPerSource, reservedForKnown: tcpLimits.reservedForKnownSources,
+  });
   const publisher = new TemplatePublisher({ producer, topic: topics.templates, templateTtlMs: section.templateTtl, logger, ...(deps.replicaId && { replica: deps.replicaId }), ...(deps.now && { now: deps.now }) });
   const pipeline = new Pipeline(section, topics.flowsRaw, {
     producer,
     logger,
     onUdpTemplates: (exporter, templates) => {
-      publisher.publish(exporter, templates);
-      ingestMetrics.templatesPublished.inc(templates.length);
+      const { published, skipped } = publisher.publish(exporter, templates);
+      if (published > 0) ingestMetrics.templatesPublished.inc(published);
+      if (skipped > 0) ingestMetrics.templatesUnpublished.inc(skipped);
     },
     onUdpSessionEnd: (session) => publisher.forget(session.exporter),
+    onValidStream: (address) => admission.trust(address),
+    // The embedded log is one process's: then this replica is the only one and sees whole UDP streams.
+    udpSequenceAccounting: deps.udpSequenceAccounting ?? deps.log.backend === 'embedded',
     ...(deps.now && { now: deps.now }),
     ...(deps.framing && { framing: deps.framing }),
   });
@@ -73,6 +98,8 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
   let certificates: CertificateSource | undefined;
   let ownsCertificates = false;
   let sweeper: NodeJS.Timeout | undefined;
+  let deadlines: NodeJS.Timeout | undefined;
+  let audit: RunningAudit | undefined;
 
   const guard = (method: string, allowed: readonly IngestState[]) => {
     if (!allowed.includes(state)) {
@@ -91,9 +118,18 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
       closers.push(udp.close);
       ports.udp = udp.port;
     }
-    const streamOpts = { host, maxConnections: section.tcp.maxConnections };
+    const streamOpts = {
+      host, admission,
+      onRefused: (reason: string, message: string, address: string, transport: 'tcp' | 'tls') => {
+        ingestMetrics.connectionsRefused.inc({ transport, reason });
+        logSampled(`refused:${reason}`, { exporter: address, reason: message }, 'refused a connection');
+      },
+    };
     if (protocols.includes('tcp')) {
-      const tcp: StreamListener = await listenTcp({ ...streamOpts, port }, (socket) => pipeline.stream(socket, 'tcp'));
+      const tcp: StreamListener = await listenTcp(
+        { ...streamOpts, port, onRefused: (reason, message, address) => streamOpts.onRefused(reason, message, address, 'tcp') },
+        (socket) => pipeline.stream(socket, 'tcp'),
+      );
       closers.push(tcp.close);
       ports.tcp = tcp.port;
     }
@@ -102,12 +138,14 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
       const tls = await listenTls(
         {
           ...streamOpts,
+          onRefused: (reason, message, address) => streamOpts.onRefused(reason, message, address, 'tls'),
           port: section.tlsPort ?? port,
+          handshakeTimeoutMs: section.tcp.handshakeTimeout,
           certificates: source,
           serverOptions: (material) => tlsServerOptions(material, section.tls.minVersion),
           onHandshakeError: (err, socket) => {
             ingestMetrics.tlsHandshakeFailures.inc();
-            logger.info({ exporter: socket.remoteAddress, err: err.message }, 'refused a TLS client');
+            logSampled(`handshake:${socket.remoteAddress ?? ''}`, { exporter: socket.remoteAddress, err: err.message }, 'refused a TLS client');
           },
         },
         (socket) => pipeline.stream(socket, 'tls'),
@@ -117,7 +155,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
     }
     if (grpcConfig.enabled) {
       grpc = await startGrpcCollector(grpcConfig, host, section.tls.minVersion, {
-        queue: pipeline.queue, certificates: certificates!, logger, ...(deps.now && { now: deps.now }), ...(deps.framing && { framing: deps.framing }),
+        queue: pipeline.queue, certificates: certificates!, admission, labels: pipeline.exporterLabels, logger, ...(deps.now && { now: deps.now }), ...(deps.framing && { framing: deps.framing }),
       });
       const collector = grpc;
       closers.push(() => collector.close());
@@ -153,9 +191,14 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
           ownsCertificates = deps.certificates === undefined;
           certificates = deps.certificates ?? (await startCertificateSource(section.tls, config.flowAggregatorAddress));
         }
+        if (section.sequenceAudit.enabled) {
+          audit = await startSequenceAudit({ log: deps.log, topic: topics.flowsRaw, logger, settleMs: section.sequenceAudit.settle, maxExporters: section.metrics.maxExporters });
+        }
         await listen();
         sweeper = setInterval(() => pipeline.sweep(), Math.min(section.templateTtl / 4, 5000));
         sweeper.unref();
+        deadlines = setInterval(() => pipeline.checkStreams(), STREAM_CHECK_MS);
+        deadlines.unref();
         state = 'running';
         logger.info({ ports, protocols, flowsRaw: topics.flowsRaw, backend: deps.log.backend }, 'ingest started');
       } catch (err) {
@@ -198,9 +241,12 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
   /** Stops taking input: listeners, template consumer, certificate checks, timers. */
   async function release(): Promise<void> {
     clearInterval(sweeper);
+    clearInterval(deadlines);
     for (const close of closers.splice(0).reverse()) await close();
     await templatesConsumer?.stop();
     templatesConsumer = undefined;
+    await audit?.stop();
+    audit = undefined;
     if (ownsCertificates) certificates?.stop();
   }
 }

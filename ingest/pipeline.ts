@@ -7,20 +7,28 @@
 // Malformed input: over TCP/TLS any problem in a message closes the session (go-ipfix does the same; the
 // exporter reconnects and resends its templates), after the message's good records were queued. Over UDP
 // the problem is counted and the rest of the message kept. Neither affects any other session.
+//
+// Every input is bounded (docs/ingest.md, "Limits"): templates per session, per exporter address and in
+// total (TemplatePool), compiled transcoders (TranscoderCache, shared by all sessions), sequence streams,
+// exporters with series of their own, and the time a stream may take to deliver a message.
 import { type Socket } from 'node:net';
 import { errorMessage, isFlowaggError } from '../lib/errors.js';
+import { type EvictionReason, TemplatePool } from '../lib/ipfix/template-pool.js';
 import { type Template } from '../lib/ipfix/types.js';
 import { type Producer } from '../lib/log/types.js';
 import { type AvroFraming } from '../schemas/avro.js';
+import { CappedLabel, OVERFLOW_LABEL } from '../lib/telemetry/capped-label.js';
 import { type Logger, sampledLogger } from '../lib/telemetry/logger.js';
 import { type IngestSection, type Transport } from './config.js';
 import { type Endpoint, exporterAddress } from './listeners/address.js';
+import { SlicedQueue } from './listeners/sliced-queue.js';
 import { readStream, type StreamReader } from './listeners/stream.js';
 import { type ExporterSeries, exporterSeries, ingestMetrics as metrics } from './metrics.js';
 import { ProduceQueue } from './produce-queue.js';
 import { RecordBuffer } from './records/record-buffer.js';
+import { TranscoderCache } from './records/transcoder-cache.js';
 import { SequenceTracker, type SequenceVerdict } from './sequence-gaps.js';
-import { ExporterSession, UdpSessionTable } from './session.js';
+import { ExporterSession, type SessionOptions, UdpSessionTable } from './session.js';
 import { type TranscodedMessage, transcodeMessage } from './transcode-message.js';
 
 export interface PipelineDeps {
@@ -30,6 +38,14 @@ export interface PipelineDeps {
   readonly onUdpTemplates?: (exporter: Endpoint, templates: readonly Template[]) => void;
   /** A UDP session ended (expired or evicted). */
   readonly onUdpSessionEnd?: (session: ExporterSession) => void;
+  /** A TCP/TLS source sent valid IPFIX: it may use the connection slots kept for known exporters. */
+  readonly onValidStream?: (address: string) => void;
+  /**
+   * Whether this replica judges UDP sequence numbers: only when it receives every message of its UDP
+   * exporters (one replica). Behind a load balancer each replica sees part of a stream, and the loss is
+   * computed where all records meet (sequence-audit.ts). Default true.
+   */
+  readonly udpSequenceAccounting?: boolean;
   readonly now?: () => number;
   /** How FlowRecords are framed on flows.raw (log.valueFormat); single-object by default. */
   readonly framing?: AvroFraming;
@@ -43,7 +59,12 @@ export interface PipelineStats {
   droppedRecords: number;
   droppedMessages: number;
   decodeErrors: number;
+  /** Sets skipped whole, and their bytes (their records cannot be counted). */
+  skippedSets: number;
+  skippedBytes: number;
   lostInTransit: number;
+  templates: number;
+  transcoderLayouts: number;
   udpSessions: number;
   /**
    * UDP sessions whose exporter sent this process a message. Sessions made only from templates another
@@ -63,25 +84,57 @@ interface StreamEntry {
   readonly reader: StreamReader;
 }
 
+/** Per session: its series, and whether it has delivered valid IPFIX yet. */
+interface SessionState {
+  series: ExporterSeries;
+  valid: boolean;
+}
+
+/** The longest stretch of input handling before the event loop turns (one message may overrun it). */
+export const WORK_SLICE_MS = 10;
+
 export class Pipeline {
   readonly queue: ProduceQueue;
   readonly udpSessions: UdpSessionTable;
   readonly #streams = new Set<StreamEntry>();
-  readonly #sequences = new SequenceTracker();
+  /** Datagrams waiting to be handled, in event-loop slices. */
+  readonly #datagrams: SlicedQueue<{ message: Buffer; from: Endpoint }>;
+  readonly #sequences: SequenceTracker;
   readonly #out = new RecordBuffer();
   readonly #deps: PipelineDeps;
+  readonly #config: IngestSection;
   readonly #now: () => number;
   readonly #warn: ReturnType<typeof sampledLogger>;
-  readonly #series = new WeakMap<ExporterSession, ExporterSeries>();
+  readonly #pool: TemplatePool;
+  readonly #transcoders: TranscoderCache;
+  /** Exporter addresses with series of their own (ingest.metrics.maxExporters), shared with the gRPC collector. */
+  readonly exporterLabels: CappedLabel;
+  readonly #sessionOptions: SessionOptions;
+  readonly #state = new WeakMap<ExporterSession, SessionState>();
   readonly #streamCounts = new Map<Transport, number>();
+  readonly #stats = { messages: 0, records: 0, written: 0, droppedRecords: 0, droppedMessages: 0, decodeErrors: 0, skippedSets: 0, skippedBytes: 0, lostInTransit: 0 };
+  #sequenceEvictions = 0;
   readonly #heardUdp = new WeakSet<ExporterSession>();
   #udpExporters = 0;
-  readonly #stats = { messages: 0, records: 0, written: 0, droppedRecords: 0, droppedMessages: 0, decodeErrors: 0, lostInTransit: 0 };
+  /** Template evictions not yet added to the metric (a flood evicts thousands per message: one inc per message). */
+  readonly #evictions: Record<EvictionReason, number> = { session: 0, exporter: 0, total: 0 };
 
   constructor(config: IngestSection, topic: string, deps: PipelineDeps) {
     this.#deps = deps;
+    this.#config = config;
     this.#now = deps.now ?? Date.now;
     this.#warn = sampledLogger(deps.logger);
+    const t = config.templates;
+    this.#pool = new TemplatePool({ perGroup: t.maxPerExporter, total: t.maxTotal, totalFields: t.maxTotalFields });
+    this.#transcoders = new TranscoderCache({ maxLayouts: t.maxLayouts, compileAfterRecords: t.compileAfterRecords, onEvict: () => metrics.transcoderEvictions.inc(), onCompile: () => metrics.transcoderCompilations.inc(),
+      ...(deps.framing && { framing: deps.framing }),
+    });
+    this.exporterLabels = new CappedLabel(config.metrics.maxExporters);
+    this.#sequences = new SequenceTracker({ maxStreams: config.sequence.maxStreams });
+    this.#sessionOptions = {
+      templateTtlMs: config.templateTtl, now: this.#now, maxTemplates: t.maxPerSession, pool: this.#pool,
+      onEvict: (_template, reason) => this.#evictions[reason]++,
+    };
     const q = config.queue;
     this.queue = new ProduceQueue(
       deps.producer,
@@ -104,32 +157,41 @@ export class Pipeline {
     );
     // Every paused stream waits for one 'drain'.
     this.queue.setMaxListeners(0);
-    this.udpSessions = new UdpSessionTable({ templateTtlMs: config.templateTtl, maxSessions: config.udp.maxSessions, now: this.#now, framing: deps.framing });
+    this.#datagrams = new SlicedQueue({ maxBytes: config.udp.backlogBytes, sliceMs: WORK_SLICE_MS }, ({ message, from }) => {
+      const session = this.udpSessions.get(from, (evicted) => this.#endUdpSession(evicted));
+      if (!this.#heardUdp.has(session)) {
+        this.#heardUdp.add(session);
+        this.#udpExporters++;
+      }
+      this.#handle(session, message);
+    });
+    this.udpSessions = new UdpSessionTable({
+      templateTtlMs: config.templateTtl, maxSessions: config.udp.maxSessions, now: this.#now,
+      create: (exporter) => new ExporterSession('udp', exporter, this.#sessionOptions),
+    });
   }
 
-  /** One UDP datagram: one IPFIX message. */
+  /** One UDP datagram: one IPFIX message, handled in a slice of the event loop soon. */
   datagram(message: Buffer, from: Endpoint): void {
-    const session = this.udpSessions.get(from, (evicted) => this.#endUdpSession(evicted));
-    if (!this.#heardUdp.has(session)) {
-      this.#heardUdp.add(session);
-      this.#udpExporters++;
-    }
-    this.#handle(session, message);
+    if (this.#datagrams.push({ message, from }, message.length)) return;
+    this.#stats.droppedMessages++;
+    metrics.droppedMessages.inc({ exporter: this.exporterLabels.of(from.address, false), reason: 'overload' });
   }
 
   /** A UDP datagram larger than the configured maximum. */
   oversizedDatagram(from: Endpoint): void {
     this.#stats.droppedMessages++;
-    metrics.droppedMessages.inc({ exporter: from.address, reason: 'oversized' });
+    metrics.droppedMessages.inc({ exporter: this.exporterLabels.of(from.address, false), reason: 'oversized' });
   }
 
   /** A new TCP or TLS connection: a session of its own, read until it closes. */
   stream(socket: Socket, transport: Exclude<Transport, 'udp'>): void {
     const exporter = { address: exporterAddress(socket.remoteAddress ?? 'unknown'), port: socket.remotePort ?? 0 };
     // Stream templates live as long as the connection: no lifetime applies.
-    const session = new ExporterSession(transport, exporter, { templateTtlMs: Infinity, now: this.#now, framing: this.#deps.framing });
+    const session = new ExporterSession(transport, exporter, { ...this.#sessionOptions, templateTtlMs: Infinity });
     metrics.connections.inc({ transport });
     const queue = this.queue;
+    const tcp = this.#config.tcp;
     const entry: StreamEntry = {
       session,
       reader: readStream(socket, {
@@ -141,22 +203,35 @@ export class Pipeline {
         closed: (reason) => {
           this.#streams.delete(entry);
           this.#sequences.forget(session.id);
-          metrics.connectionsClosed.inc({ transport, reason: reason.kind });
+          session.close();
+          metrics.connectionsClosed.inc({ transport, reason: reason.kind === 'timeout' ? reason.deadline : reason.kind });
           this.#countStream(transport, -1);
-          if (reason.kind === 'malformed') {
-            this.#warn(`closed:${exporter.address}`, { exporter: session.id, reason: reason.message }, 'closed a session that sent malformed input');
+          if (reason.kind === 'malformed' || reason.kind === 'timeout') {
+            this.#warn(`closed:${exporter.address}:${reason.kind}`, { exporter: session.id, reason: reason.message }, `closed a session: ${reason.kind === 'timeout' ? 'too slow' : 'malformed input'}`);
           }
         },
+      }, {
+        timeouts: { firstMessageMs: tcp.firstMessageTimeout, partialMessageMs: tcp.partialMessageTimeout, idleMs: tcp.idleTimeout },
+        sliceMs: WORK_SLICE_MS,
+        now: this.#now,
       }),
     };
     this.#streams.add(entry);
     this.#countStream(transport, 1);
   }
 
+  /** Closes the stream connections that passed a time limit (ingest.tcp.*Timeout). */
+  checkStreams(): void {
+    const now = this.#now();
+    for (const e of [...this.#streams]) e.reader.checkDeadlines(now);
+  }
+
   /** Drops idle UDP sessions and expired templates; updates the gauges. */
   sweep(): void {
     for (const session of this.udpSessions.sweep()) this.#endUdpSession(session);
     const s = this.stats();
+    metrics.templatesHeld.set(s.templates);
+    metrics.transcoderLayouts.set(s.transcoderLayouts);
     metrics.sessions.set({ transport: 'udp' }, s.udpSessions);
     metrics.pausedSessions.set(s.pausedStreams);
     metrics.queueRecords.set(s.queuedRecords);
@@ -167,12 +242,9 @@ export class Pipeline {
   /** Installs a template another replica learned from a UDP exporter into this replica's session of it. */
   installUdpTemplate(exporter: Endpoint, template: Template): void {
     const session = this.udpSessions.get(exporter, (evicted) => this.#endUdpSession(evicted));
-    try {
-      session.templates.set(template);
-      metrics.templates.inc({ source: 'topic' });
-    } catch (err) {
-      this.#warn(`install:${exporter.address}`, { exporter: session.id, err: errorMessage(err) }, 'cannot install a shared template');
-    }
+    session.templates.set(template);
+    metrics.templates.inc({ source: 'topic' });
+    this.#countEvictions();
   }
 
   stats(): PipelineStats {
@@ -181,6 +253,8 @@ export class Pipeline {
     for (const e of this.#streams) if (e.reader.paused) paused++;
     return {
       ...this.#stats,
+      templates: this.#pool.size,
+      transcoderLayouts: this.#transcoders.size,
       udpSessions: this.udpSessions.size,
       udpExporters: this.#udpExporters,
       streamSessions: this.#streams.size,
@@ -199,60 +273,89 @@ export class Pipeline {
 
   /** Handles one message; returns why the session must close, if it must. */
   #handle(session: ExporterSession, buf: Buffer): string | undefined {
-    const series = this.#seriesOf(session);
+    const state = this.#stateOf(session);
     const exporter = session.exporter.address;
+    const label = this.exporterLabels.of(exporter, false);
     this.#stats.messages++;
-    series.messages.inc();
+    state.series.messages.inc();
     let t: TranscodedMessage;
     try {
-      t = transcodeMessage(session, buf, this.#out, this.#now());
+      t = transcodeMessage(session, buf, this.#out, this.#now(), this.#transcoders);
     } catch (err) {
       // Not only IpfixErrors: whatever the input makes the decoder do, it must not take the service down.
       const reason = isFlowaggError(err) ? err.code : 'internal';
       this.#stats.decodeErrors++;
       this.#stats.droppedMessages++;
-      metrics.decodeErrors.inc({ exporter, reason });
-      metrics.droppedMessages.inc({ exporter, reason: 'malformed' });
+      metrics.decodeErrors.inc({ exporter: label, reason });
+      metrics.droppedMessages.inc({ exporter: label, reason: 'malformed' });
       const detail = isFlowaggError(err) ? { err: err.message } : { err: errorMessage(err), stack: (err as Error).stack };
       this.#warn(`decode:${exporter}:${reason}`, { exporter: session.id, ...detail }, 'dropped a malformed IPFIX message');
       return errorMessage(err);
     }
     for (const err of t.errors) {
       this.#stats.decodeErrors++;
-      metrics.decodeErrors.inc({ exporter, reason: err.code });
+      metrics.decodeErrors.inc({ exporter: label, reason: err.code });
       this.#warn(`decode:${exporter}:${err.code}`, { exporter: session.id, err: err.message, ...err.context }, 'skipped part of an IPFIX message');
+    }
+    for (const skipped of t.skipped) {
+      this.#stats.skippedSets++;
+      this.#stats.skippedBytes += skipped.bytes;
+      metrics.skippedSets.inc({ exporter: label, reason: skipped.reason });
+      metrics.skippedBytes.inc({ exporter: label, reason: skipped.reason }, skipped.bytes);
     }
     if (t.templates.length > 0) {
       metrics.templates.inc({ source: 'exporter' }, t.templates.length);
       if (session.transport === 'udp') this.#deps.onUdpTemplates?.(session.exporter, t.templates);
     }
-    if (t.records.length > 0 || t.optionsRecords > 0 || t.templates.length > 0) {
+    const delivered = t.records.length > 0 || t.optionsRecords > 0 || t.templates.length > 0;
+    if (delivered) {
       if (session.transport === 'udp') this.udpSessions.touch(session);
       else session.lastActivity = this.#now();
+      if (!state.valid && t.errors.length === 0) this.#validated(session, state);
     }
-    this.#account(session, t);
+    this.#account(session, t, state.series.label);
     if (t.records.length > 0) {
       if (session.transport === 'udp' && this.queue.throttled) {
         this.#stats.droppedRecords += t.records.length;
         this.#stats.droppedMessages++;
         metrics.droppedRecords.inc({ reason: 'queue_full' }, t.records.length);
-        metrics.droppedMessages.inc({ exporter, reason: 'queue_full' });
+        metrics.droppedMessages.inc({ exporter: label, reason: 'queue_full' });
       } else {
         this.#stats.records += t.records.length;
-        series.records.inc(t.records.length);
+        state.series.records.inc(t.records.length);
         this.queue.enqueue(t.records);
       }
     }
-    if (t.optionsRecords > 0) metrics.optionsRecords.inc({ exporter }, t.optionsRecords);
+    if (t.optionsRecords > 0) metrics.optionsRecords.inc({ exporter: label }, t.optionsRecords);
+    this.#countEvictions();
     return t.errors.length > 0 && session.transport !== 'udp' ? t.errors[0]!.message : undefined;
   }
 
-  #account(session: ExporterSession, t: TranscodedMessage): void {
+  /** A session's first valid message: its address may get series of its own, and, for streams, reserved slots. */
+  #validated(session: ExporterSession, state: SessionState): void {
+    state.valid = true;
+    if (state.series.label === OVERFLOW_LABEL) {
+      const label = this.exporterLabels.of(session.exporter.address);
+      if (label !== OVERFLOW_LABEL) state.series = exporterSeries(label, session.transport);
+    }
+    if (session.transport !== 'udp') this.#deps.onValidStream?.(session.exporter.address);
+  }
+
+  /**
+   * Sequence accounting, for the messages that carry data sets (a message without any tells nothing about
+   * records, and would let anyone open a stream per observation domain), and for UDP only where this
+   * replica sees whole streams.
+   */
+  #account(session: ExporterSession, t: TranscodedMessage, exporter: string): void {
+    if (!t.hasData || (session.transport === 'udp' && this.#deps.udpSequenceAccounting === false)) return;
     const known = t.errors.length === 0 ? t.records.length : undefined;
-    const domain = t.header.observationDomainId;
-    const verdict: SequenceVerdict = this.#sequences.observe(session.id, domain, t.header.sequenceNumber, known, t.optionsRecords);
+    const verdict: SequenceVerdict = this.#sequences.observe(session.id, t.header.observationDomainId, t.header.sequenceNumber, known, t.optionsRecords);
+    if (this.#sequences.evicted > this.#sequenceEvictions) {
+      metrics.sequenceStreamsEvicted.inc(this.#sequences.evicted - this.#sequenceEvictions);
+      this.#sequenceEvictions = this.#sequences.evicted;
+    }
     if (verdict.kind === 'in-order' || verdict.kind === 'start') return;
-    const labels = { exporter: session.exporter.address, domain: String(domain) };
+    const labels = { exporter, transport: session.transport };
     if (verdict.kind === 'gap') {
       this.#stats.lostInTransit += verdict.lost;
       metrics.sequenceLost.inc(labels, verdict.lost);
@@ -263,11 +366,19 @@ export class Pipeline {
     }
   }
 
-  #seriesOf(session: ExporterSession): ExporterSeries {
-    let s = this.#series.get(session);
+  #countEvictions(): void {
+    for (const reason of ['session', 'exporter', 'total'] as const) {
+      if (this.#evictions[reason] === 0) continue;
+      metrics.templatesEvicted.inc({ reason }, this.#evictions[reason]);
+      this.#evictions[reason] = 0;
+    }
+  }
+
+  #stateOf(session: ExporterSession): SessionState {
+    let s = this.#state.get(session);
     if (s === undefined) {
-      s = exporterSeries(session.exporter.address, session.transport);
-      this.#series.set(session, s);
+      s = { series: exporterSeries(this.exporterLabels.of(session.exporter.address, false), session.transport), valid: false };
+      this.#state.set(session, s);
     }
     return s;
   }

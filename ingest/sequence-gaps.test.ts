@@ -79,3 +79,17 @@ test('an exporter that counts the message\'s own records (softflowd) is recognis
   assert.deepEqual(c.observe('b', 0, 10, 2), { kind: 'gap', lost: 6 });
   assert.deepEqual(c.observe('b', 0, 14, 2), { kind: 'gap', lost: 2 });
 });
+
+test('the streams tracked are bounded: the least recently active is forgotten and starts afresh', () => {
+  const t = new SequenceTracker({ maxStreams: 2 });
+  t.observe('s', 1, 0, 10);
+  t.observe('s', 2, 0, 10);
+  t.observe('s', 1, 10, 10);
+  t.observe('s', 3, 0, 10);
+  assert.equal(t.streams, 2);
+  assert.equal(t.evicted, 1);
+  assert.deepEqual(t.observe('s', 2, 500, 10), { kind: 'start' }, 'domain 2 was forgotten: no false gap');
+  assert.deepEqual(t.observe('s', 1, 20, 10), { kind: 'start' }, 'domain 1 was forgotten when 2 came back');
+  t.forget('s');
+  assert.equal(t.streams, 0);
+});

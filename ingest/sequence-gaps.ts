@@ -5,7 +5,9 @@
 // Some exporters (softflowd 1.1.0) count differently: the message's own flow records are included, and
 // options records are not counted at all. A stream whose second message is numbered exactly `previous +
 // its own flow records` is switched to that convention, once, and judged by it from then on.
-// Pure: the caller turns verdicts into metrics and forgets a stream when its session ends.
+// Pure: the caller turns verdicts into metrics and forgets a stream when its session ends. The number of
+// streams is bounded (maxStreams): beyond, the least recently active stream is forgotten (and starts afresh,
+// with no verdict, if it comes back), since any sender can open streams by varying the observation domain.
 
 export type SequenceVerdict =
   /** The first message of a stream, or the first after one whose record count was unknown. */
@@ -23,11 +25,17 @@ export interface SequenceOptions {
   readonly reorderWindow?: number;
   /** A forward jump larger than this is a counter reset, not loss. */
   readonly maxGap?: number;
+  /** Streams tracked at most. */
+  readonly maxStreams?: number;
 }
+
+import { LruMap } from '../lib/lru-map.js';
 
 const MOD = 2 ** 32;
 
 interface StreamState {
+  readonly session: string;
+  readonly domain: number;
   /** Records sent before the next message (undefined: unknown). */
   expected: number | undefined;
   /** The sequence number of the previous message. */
@@ -39,14 +47,20 @@ interface StreamState {
 }
 
 export class SequenceTracker {
-  /** session key → observation domain → stream state. */
-  readonly #streams = new Map<string, Map<number, StreamState>>();
+  /** Stream state by session and domain, least recently active first. */
+  readonly #streams = new LruMap<string, StreamState>();
+  /** The domains of each session, so that its streams can be forgotten together. */
+  readonly #domains = new Map<string, Set<number>>();
   readonly #reorderWindow: number;
   readonly #maxGap: number;
+  readonly #maxStreams: number;
+  /** Streams forgotten to keep the bound. */
+  evicted = 0;
 
   constructor(opts: SequenceOptions = {}) {
     this.#reorderWindow = opts.reorderWindow ?? 65_536;
     this.#maxGap = opts.maxGap ?? 2 ** 24;
+    this.#maxStreams = opts.maxStreams ?? 65_536;
   }
 
   /**
@@ -55,16 +69,16 @@ export class SequenceTracker {
    * not known yet), so its record count is unknown and the next message starts afresh.
    */
   observe(session: string, domain: number, sequence: number, dataRecords: number | undefined, optionsRecords = 0): SequenceVerdict {
-    let domains = this.#streams.get(session);
-    if (domains === undefined) {
-      domains = new Map();
-      this.#streams.set(session, domains);
-    }
-    let state = domains.get(domain);
+    const key = `${session}\u0000${domain}`;
+    let state = this.#streams.get(key);
     if (state === undefined) {
-      state = { expected: undefined, last: 0, inclusive: false, judged: 0 };
-      domains.set(domain, state);
+      if (this.#streams.size >= this.#maxStreams) this.#evictOldest();
+      state = { session, domain, expected: undefined, last: 0, inclusive: false, judged: 0 };
+      let domains = this.#domains.get(session);
+      if (domains === undefined) this.#domains.set(session, (domains = new Set()));
+      domains.add(domain);
     }
+    this.#streams.set(key, state);
     const flows = dataRecords ?? 0;
     // The records sent before this message, and those in it, in the convention the exporter follows.
     let before = state.inclusive ? (sequence - flows + MOD) % MOD : sequence;
@@ -85,13 +99,20 @@ export class SequenceTracker {
 
   /** Drops a session's streams (its connection closed, or it expired). */
   forget(session: string): void {
-    this.#streams.delete(session);
+    for (const domain of this.#domains.get(session) ?? []) this.#streams.delete(`${session}\u0000${domain}`);
+    this.#domains.delete(session);
   }
 
   get streams(): number {
-    let n = 0;
-    for (const domains of this.#streams.values()) n += domains.size;
-    return n;
+    return this.#streams.size;
+  }
+
+  #evictOldest(): void {
+    const oldest = this.#streams.shift()![1];
+    const domains = this.#domains.get(oldest.session)!;
+    domains.delete(oldest.domain);
+    if (domains.size === 0) this.#domains.delete(oldest.session);
+    this.evicted++;
   }
 }
 

@@ -16,6 +16,7 @@ import { type Consumer, type LogRecord, type MessageLog, type Producer } from '.
 import { type Logger } from '../lib/telemetry/logger.js';
 import { INGEST_TEMPLATE_RECORD } from './errors.js';
 import { type Endpoint } from './listeners/address.js';
+import { RateBudget, type RateBudgetLimits } from './rate-budget.js';
 
 export interface SharedTemplate {
   readonly replica: string;
@@ -60,9 +61,17 @@ export function decodeTemplateRecord(r: Pick<LogRecord, 'key' | 'value' | 'times
   return { replica: value.replica, exporter: { address, port }, template, timestamp: r.timestamp };
 }
 
+/** How much template publication a sender may cause (ingest.templates topic writes are not its own input). */
+export const PUBLISH_BUDGET: RateBudgetLimits = { perSecond: 50, burst: 1000, totalPerSecond: 2000 };
+/** Template writes to the log outstanding at once; beyond, publication waits for the exporter's next refresh. */
+const MAX_IN_FLIGHT = 8;
+
 /**
  * Publishes UDP templates, once per new or changed layout and again when the last publication is older
  * than half the template lifetime (so that the topic's copy does not look expired to other replicas).
+ * What a sender may have published is bounded (RateBudget per exporter address, and writes in flight):
+ * a flood of templates is learned and evicted locally, but never becomes a flood of log writes. What is
+ * left out is published at the exporter's next refresh.
  */
 export class TemplatePublisher {
   readonly replica: string;
@@ -70,45 +79,60 @@ export class TemplatePublisher {
   readonly #topic: string;
   readonly #refreshMs: number;
   readonly #logger: Logger;
-  readonly #published = new Map<string, { template: Template; at: number }>();
+  /** Per exporter (address|port), per domain and template id, what was published and when. */
+  readonly #published = new Map<string, Map<number, { template: Template; at: number }>>();
+  readonly #budget: RateBudget;
   readonly #now: () => number;
+  #inFlight = 0;
   published = 0;
 
-  constructor(opts: { producer: Producer; topic: string; templateTtlMs: number; logger: Logger; replica?: string; now?: () => number }) {
+  constructor(opts: { producer: Producer; topic: string; templateTtlMs: number; logger: Logger; replica?: string; now?: () => number; budget?: RateBudgetLimits }) {
     this.replica = opts.replica ?? randomUUID();
     this.#producer = opts.producer;
     this.#topic = opts.topic;
     this.#refreshMs = opts.templateTtlMs / 2;
     this.#logger = opts.logger;
     this.#now = opts.now ?? Date.now;
+    this.#budget = new RateBudget(opts.budget ?? PUBLISH_BUDGET, this.#now);
   }
 
-  publish(exporter: Endpoint, templates: readonly Template[]): void {
+  /** Returns how many of the templates it published, and how many it had to leave out. */
+  publish(exporter: Endpoint, templates: readonly Template[]): { published: number; skipped: number } {
     const now = this.#now();
-    const records: { key: Buffer; value: Buffer; timestamp: number }[] = [];
-    for (const t of templates) {
-      const key = templateKey(exporter, t.observationDomainId, t.id);
-      const k = key.toString();
-      const last = this.#published.get(k);
-      if (last !== undefined && last.template === t && now - last.at < this.#refreshMs) continue;
-      this.#published.set(k, { template: t, at: now });
-      records.push({ key, value: encodeTemplateValue(this.replica, t), timestamp: now });
-    }
-    if (records.length === 0) return;
-    this.published += records.length;
-    // Not through the flows queue: templates are few, and a lost one is resent by the exporter anyway.
-    this.#producer.send(this.#topic, records).catch((err: unknown) => {
-      for (const r of records) this.#published.delete(r.key.toString());
-      this.#logger.warn({ err: errorMessage(err), topic: this.#topic }, 'cannot publish templates; other replicas wait for the exporter to refresh them');
+    const id = exporterId(exporter);
+    let mine = this.#published.get(id);
+    const due = templates.filter((t) => {
+      const last = mine?.get(t.observationDomainId * 65536 + t.id);
+      return last === undefined || last.template !== t || now - last.at >= this.#refreshMs;
     });
+    if (due.length === 0) return { published: 0, skipped: 0 };
+    const allowed = this.#inFlight >= MAX_IN_FLIGHT ? 0 : this.#budget.take(exporter.address, due.length);
+    if (allowed === 0) return { published: 0, skipped: due.length };
+    if (mine === undefined) this.#published.set(id, (mine = new Map()));
+    const records = due.slice(0, allowed).map((t) => {
+      mine.set(t.observationDomainId * 65536 + t.id, { template: t, at: now });
+      return { key: templateKey(exporter, t.observationDomainId, t.id), value: encodeTemplateValue(this.replica, t), timestamp: now, template: t };
+    });
+    this.published += records.length;
+    this.#inFlight++;
+    // Not through the flows queue: templates are few, and a lost one is resent by the exporter anyway.
+    this.#producer
+      .send(this.#topic, records)
+      .catch((err: unknown) => {
+        for (const r of records) mine.delete(r.template.observationDomainId * 65536 + r.template.id);
+        this.#logger.warn({ err: errorMessage(err), topic: this.#topic }, 'cannot publish templates; other replicas wait for the exporter to refresh them');
+      })
+      .finally(() => this.#inFlight--);
+    return { published: records.length, skipped: due.length - records.length };
   }
 
   /** Forgets what was published for an exporter whose session ended, so that memory follows live exporters. */
   forget(exporter: Endpoint): void {
-    const prefix = `${exporter.address}|${exporter.port}|`;
-    for (const k of this.#published.keys()) if (k.startsWith(prefix)) this.#published.delete(k);
+    this.#published.delete(exporterId(exporter));
   }
 }
+
+const exporterId = (e: Endpoint) => `${e.address}|${e.port}`;
 
 /** Reads the whole topic and hands every other replica's template, not older than the lifetime, to `install`. */
 export async function subscribeTemplates(opts: {

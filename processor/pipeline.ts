@@ -18,6 +18,7 @@ import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { type MessageLog, type ProduceRecord } from '../lib/log/types.js';
 import { type Logger } from '../lib/telemetry/logger.js';
 import { RecordBuffer } from '../ingest/records/record-buffer.js';
+import { TranscoderCache } from '../ingest/records/transcoder-cache.js';
 import { ExporterSession } from '../ingest/session.js';
 import { transcodeMessage } from '../ingest/transcode-message.js';
 import { flowRecordReader } from '../schemas/flow-record.js';
@@ -53,6 +54,8 @@ function endpointOf(exporter: string): { address: string; port: number } {
 async function ingestCapture(path: string, log: MessageLog, topic: string, io: PipelineIo): Promise<{ records: number; problems: number }> {
   const sessions = new Map<string, { session: ExporterSession; clock: { now: number } }>();
   const out = new RecordBuffer();
+  // The layouts of one capture, compiled as ingest compiles them (its defaults: ingest.templates).
+  const transcoders = new TranscoderCache({ maxLayouts: 4096, compileAfterRecords: 16 });
   const producer = log.producer();
   let pending: ProduceRecord[] = [];
   let records = 0;
@@ -84,7 +87,7 @@ async function ingestCapture(path: string, log: MessageLog, topic: string, io: P
       const buf = Buffer.from(m.bytes);
       try {
         const exportTime = buf.length >= 8 ? buf.readUInt32BE(4) : 0;
-        const message = transcodeMessage(entry.session, buf, out, exportTime * 1000);
+        const message = transcodeMessage(entry.session, buf, out, exportTime * 1000, transcoders);
         for (const e of message.errors) report(m.offset + (m.exporter === undefined ? (e.context.offset ?? 0) : 0), `${m.exporter ? `message from ${m.exporter}: ` : ''}${e.message}`, e.code);
         // The records are views into `out`, which never reuses a chunk: copying them is not needed.
         pending.push(...message.records);

@@ -4,7 +4,7 @@ import { fieldsToJson } from '../lib/ipfix/json.js';
 import { recordDecoder } from '../lib/ipfix/record-decoder.js';
 import { antreaAgentTemplate, antreaAgentValues, makeTemplate, templateField } from '../lib/ipfix/testing/templates.js';
 import { type Template } from '../lib/ipfix/types.js';
-import { encodeRecord, referenceEncode } from '../ingest/records/testing.js';
+import { contextFor, encodeRecord, referenceEncode } from '../ingest/records/testing.js';
 import { flowRecordReader, flowRecordWriter } from './flow-record.js';
 import { flowRecordToJson, uuidText } from './flow-record-json.js';
 
@@ -14,7 +14,7 @@ const msg = { exportTime: 1_700_000_100, sequenceNumber: 42, receiveTime: 1_700_
 /** The FlowRecord ingest writes for one IPFIX record, read back, as JSON; and decode's JSON of the same record. */
 function bothWays(template: Template, values: Parameters<typeof encodeRecord>[1]) {
   const bytes = encodeRecord(template, values);
-  const { value } = referenceEncode(template, bytes, origin, msg, flowRecordWriter());
+  const { value } = referenceEncode(template, bytes, contextFor(origin, template, msg), flowRecordWriter());
   const record = flowRecordReader().decode(value);
   const decoded = recordDecoder(template).decode(bytes, 0, bytes.length, { store: undefined, observationDomainId: 1, depth: 0, maxDepth: 8, next: 0 })!;
   return { json: flowRecordToJson(record), decoded: fieldsToJson(decoded) };
@@ -50,7 +50,7 @@ test('absent fields and empty provenance are left out', () => {
   const template = makeTemplate(302, [templateField('protocolIdentifier')]);
   const bytes = encodeRecord(template, [6]);
   const none = { exporterAddress: '', exporterPort: 0, transport: 'unknown' } as const;
-  const bare = flowRecordToJson(flowRecordReader().decode(referenceEncode(template, bytes, none, { ...msg, receiveTime: 0 }, flowRecordWriter()).value));
+  const bare = flowRecordToJson(flowRecordReader().decode(referenceEncode(template, bytes, contextFor(none, template, { ...msg, receiveTime: 0 }), flowRecordWriter()).value));
   assert.equal('@exporter' in bare, false);
   assert.equal('@transport' in bare, false);
   assert.equal('@receiveTime' in bare, false);

@@ -1,24 +1,33 @@
 // `npm run fuzz [iterations] [seed]`: mutation-fuzzes the IPFIX decoder (default 100,000 mutations)
-// and the decode command's JSON and text formatting of whatever decodes, then reports the counts.
+// and the decode command's JSON and text formatting of whatever decodes, then the ingest transcoders
+// (transcodeMessage, every FlowRecord Avro-decoded) on as many mutations, and reports the counts.
 // Exits 1 if anything other than an IpfixError was thrown.
+import { transcoderTarget } from '../ingest/records/fuzz.js';
 import { jsonLine, jsonLinePrefix, recordToText } from '../lib/cli/commands/decode-format.js';
-import { fuzz } from '../lib/ipfix/testing/fuzz.js';
+import { decoderTarget, type FuzzReport, fuzzTarget } from '../lib/ipfix/testing/fuzz.js';
 
 const iterations = Number(process.argv[2] ?? 100_000);
 const seed = Number(process.argv[3] ?? Date.now() % 2 ** 31);
-const start = performance.now();
-const report = fuzz(iterations, seed, (d) => {
+
+function run(name: string, fuzzed: () => FuzzReport): number {
+  const start = performance.now();
+  const report = fuzzed();
+  const seconds = (performance.now() - start) / 1000;
+  console.log(`fuzz ${name}: ${report.iterations.toLocaleString('en-US')} mutations (seed ${seed}) in ${seconds.toFixed(1)} s`);
+  console.log(`  decoded without a message-level error: ${report.decoded.toLocaleString('en-US')}, data records: ${report.records.toLocaleString('en-US')}`);
+  console.log(`  slowest single message: ${report.slowestMs.toFixed(2)} ms`);
+  console.log('  typed errors:');
+  for (const [code, n] of Object.entries(report.ipfixErrors).sort((a, b) => b[1] - a[1])) console.log(`    ${code}: ${n.toLocaleString('en-US')}`);
+  console.log(`  crashes (anything but IpfixError): ${report.crashes.length}`);
+  for (const c of report.crashes.slice(0, 5)) console.log(`    #${c.iteration} ${c.mutation}: ${c.error}\n    ${c.hex}`);
+  return report.crashes.length;
+}
+
+const decoder = decoderTarget((d) => {
   for (const r of d.records) {
     JSON.parse(jsonLine(r, jsonLinePrefix(r.template.id, { exporter: 'fuzz', header: d.header })));
     recordToText(r);
   }
 });
-const seconds = (performance.now() - start) / 1000;
-console.log(`fuzz: ${report.iterations.toLocaleString('en-US')} mutations (seed ${seed}) in ${seconds.toFixed(1)} s`);
-console.log(`  decoded without a message-level error: ${report.decoded.toLocaleString('en-US')}, data records: ${report.records.toLocaleString('en-US')}`);
-console.log(`  slowest single decode: ${report.slowestMs.toFixed(2)} ms`);
-console.log('  typed errors:');
-for (const [code, n] of Object.entries(report.ipfixErrors).sort((a, b) => b[1] - a[1])) console.log(`    ${code}: ${n.toLocaleString('en-US')}`);
-console.log(`  crashes (anything but IpfixError): ${report.crashes.length}`);
-for (const c of report.crashes.slice(0, 5)) console.log(`    #${c.iteration} ${c.mutation}: ${c.error}\n    ${c.hex}`);
-process.exitCode = report.crashes.length > 0 ? 1 : 0;
+const crashes = run('decoder', () => fuzzTarget(decoder, iterations, seed)) + run('ingest transcoders', () => fuzzTarget(transcoderTarget(), iterations, seed));
+process.exitCode = crashes > 0 ? 1 : 0;

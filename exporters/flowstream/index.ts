@@ -13,6 +13,7 @@ import { antreaType, GET_FLOWS_PATH } from '../../schemas/antrea-proto.js';
 import { flowRecordReader } from '../../schemas/flow-record.js';
 import { listenGrpc } from '../../ingest/grpc/listener.js';
 import { exporterAddress } from '../../ingest/listeners/address.js';
+import { ConnectionAdmission } from '../../ingest/listeners/admission.js';
 import { type StreamListener } from '../../ingest/listeners/tcp.js';
 import { type TlsConfig } from '../../ingest/tls/config.js';
 import { type CertificateSource } from '../../ingest/tls/provider.js';
@@ -156,7 +157,8 @@ export function createFlowStream(opts: FlowStreamOptions, deps: FlowStreamDeps):
       const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
       listener = await listenGrpc(
         {
-          host: opts.host, port: config.port, maxConnections: config.maxConnections, maxConnectionsPerPeer: config.maxConnectionsPerPeer,
+          host: opts.host, port: config.port,
+          admission: new ConnectionAdmission({ maxConnections: config.maxConnections, maxPerSource: config.maxConnectionsPerPeer, reservedForKnown: 0 }),
           handshakeTimeoutMs: config.handshakeTimeout, minVersion: opts.tls.minVersion, certificates, clientCertificate: false,
         },
         {

@@ -7,5 +7,5 @@ export const flowStreamMetrics = {
   open: m.gauge('calls_open', 'GetFlows calls open now'),
   calls: m.counter('calls_total', 'GetFlows calls ended, by gRPC status', ['code']),
   flows: m.counter('flows_sent_total', 'Flows sent to GetFlows clients'),
-  refused: m.counter('refused_total', 'Connections or calls refused: handshake, alpn, peer_connections, streams, peer_streams', ['reason']),
+  refused: m.counter('refused_total', 'Connections or calls refused: handshake, alpn, max_connections, per_source, streams, peer_streams', ['reason']),
 };

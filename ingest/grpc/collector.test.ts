@@ -2,7 +2,10 @@
 // message ends its own stream with INVALID_ARGUMENT and is counted, while another stream goes on; the
 // per-peer stream and connection limits refuse what is beyond them; half-close gets the empty response.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import http2 from 'node:http2';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
@@ -17,19 +20,20 @@ import { agentFlow, encodeMessage } from './testing.js';
 
 const identity = (b: Buffer) => b;
 
-async function start(t: TestContext, grpcSection: Record<string, unknown> = {}) {
+async function start(t: TestContext, grpcSection: Record<string, unknown> = {}, { aggregatorTransportProtocol = 'none', ...ingestSection }: Record<string, unknown> = {}) {
   const root = mkdtempSync(join(tmpdir(), 'flowagg-grpc-collector-'));
   const log = await openEmbeddedLog({ dir: join(root, 'log'), fsync: { policy: 'interval' } });
   t.after(() => log.close());
   const certDir = join(root, 'tls');
   const config = ingestConfig.parse({
-    aggregatorTransportProtocol: 'none',
-    ingest: { host: '127.0.0.1', port: 0, grpc: { port: 0, ...grpcSection }, tls: { mode: 'directory', dir: certDir } },
+    aggregatorTransportProtocol,
+    ingest: { host: '127.0.0.1', port: 0, grpc: { port: 0, ...grpcSection }, tls: { mode: 'directory', dir: certDir }, ...ingestSection },
   });
   const ingest = createIngest(config, { log });
   await ingest.start();
   t.after(() => ingest.stop());
-  const credentials = grpc.credentials.createSsl(readFileSync(join(certDir, 'ca.crt')), readFileSync(join(certDir, 'client.key')), readFileSync(join(certDir, 'client.crt')));
+  const tls = { ca: readFileSync(join(certDir, 'ca.crt')), key: readFileSync(join(certDir, 'client.key')), cert: readFileSync(join(certDir, 'client.crt')) };
+  const credentials = grpc.credentials.createSsl(tls.ca, tls.key, tls.cert);
   const clients: grpc.Client[] = [];
   t.after(() => clients.forEach((c) => c.close()));
   const client = () => {
@@ -38,7 +42,7 @@ async function start(t: TestContext, grpcSection: Record<string, unknown> = {}) 
     clients.push(c);
     return c;
   };
-  return { ingest, client };
+  return { ingest, client, tls };
 }
 
 /** Opens an Export stream; `done` resolves with its final status. */
@@ -73,7 +77,10 @@ test('a malformed message ends its stream with INVALID_ARGUMENT after the flows 
   assert.equal(ingest.stats().decodeErrors, 1);
   const metrics = await registry.metrics();
   const value = (line: RegExp) => Number(line.exec(metrics)?.[1] ?? NaN);
-  assert.ok(value(/^flowagg_ingest_records_total\{exporter="127\.0\.0\.1",transport="grpc"\} (\d+)$/m) >= 12, 'records counted per exporter with transport grpc');
+  // The bad stream's two flows count under _overflow if it came first: its peer was not yet known (no valid message).
+  const records = (exporter: string) => value(new RegExp(`^flowagg_ingest_records_total\\{exporter="${exporter}",transport="grpc"\\} (\\d+)$`, 'm')) || 0;
+  assert.ok(records('127\\.0\\.0\\.1') >= 10, 'records counted per exporter with transport grpc');
+  assert.ok(records('127\\.0\\.0\\.1') + records('_overflow') >= 12);
   assert.ok(value(/^flowagg_ingest_connections_total\{transport="grpc"\} (\d+)$/m) >= 2, 'connections counted');
   assert.ok(value(/^flowagg_ingest_decode_errors_total\{exporter="127\.0\.0\.1",reason="FLOWAGG_ERR_GRPC_MALFORMED"\} (\d+)$/m) >= 1);
   assert.ok(value(/^flowagg_ingest_grpc_streams_ended_total\{code="INVALID_ARGUMENT"\} (\d+)$/m) >= 1);
@@ -101,4 +108,40 @@ test('streams beyond maxStreamsPerPeer are refused with RESOURCE_EXHAUSTED; conn
     return (await s.done).code;
   }));
   assert.deepEqual(outcomes.sort(), [grpc.status.OK, grpc.status.UNAVAILABLE].sort(), `outcomes ${outcomes.join(',')}`);
+});
+
+test('a client that pings more often than grpc-go allows is sent away with GOAWAY ENHANCE_YOUR_CALM too_many_pings', async (t) => {
+  const { ingest, tls } = await start(t);
+  const session = http2.connect(`https://127.0.0.1:${ingest.ports.grpc}`, { ...tls, servername: 'flow-aggregator.flow-aggregator.svc' });
+  session.on('error', () => {});
+  t.after(() => session.destroy());
+  const goaway = new Promise<{ code: number; data: string }>((resolve) => session.once('goaway', (code, _last, data) => resolve({ code, data: data?.toString() ?? '' })));
+  await new Promise<void>((resolve, reject) => session.once('connect', () => resolve()).once('error', reject));
+  let answered = 0;
+  for (let i = 0; i < 10 && !session.closed && !session.destroyed; i++) {
+    await new Promise<void>((resolve) => session.ping((err) => { if (err === null) answered++; resolve(); }));
+  }
+  assert.deepEqual(await goaway, { code: http2.constants.NGHTTP2_ENHANCE_YOUR_CALM, data: 'too_many_pings' });
+  assert.ok(answered >= 3 && answered < 10, `${answered} pings answered before the GOAWAY (the first one and two strikes)`);
+});
+
+test('gRPC connections count against the budget ingest.tcp sets for every stream connection', async (t) => {
+  const { ingest, client } = await start(t, {}, { aggregatorTransportProtocol: 'tcp', tcp: { maxConnections: 2, reservedForKnownSources: 1 } });
+  // A TCP connection that sent nothing takes the one unreserved slot: a new gRPC peer is refused at accept.
+  const squatter = connect({ host: '127.0.0.1', port: ingest.ports.tcp! });
+  squatter.on('error', () => {});
+  await once(squatter, 'connect');
+  const refused = exportStream(client());
+  refused.call.write(request(0, 1));
+  refused.call.end();
+  assert.equal((await refused.done).code, grpc.status.UNAVAILABLE);
+  squatter.destroy();
+  await until(() => ingest.stats().streamSessions === 0, 'the squatter gone');
+  const accepted = exportStream(client());
+  accepted.call.write(request(0, 3));
+  accepted.call.end();
+  assert.equal((await accepted.done).code, grpc.status.OK);
+  await until(() => ingest.stats().written === 3, 'the three flows written');
+  const metrics = await registry.metrics();
+  assert.match(metrics, /^flowagg_ingest_grpc_refused_total\{reason="reserved"\} [1-9]/m);
 });

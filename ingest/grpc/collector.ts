@@ -4,8 +4,16 @@
 // injected into a grpc-js server, which speaks HTTP/2 and gRPC on it with the configured limits (message
 // size, concurrent streams per connection, keepalive, idle connections). Messages reach the handler as raw
 // bytes (identity (de)serializers): export-stream.ts transcodes them straight to FlowRecords.
+//
+// The same limits as the IPFIX stream listeners (issue 11), per stream and per peer: its connections count
+// against ingest.tcp's budget too (one ConnectionAdmission within the other), a peer counts as known once it
+// has sent a valid ExportRequest, its exporter label is one of ingest.metrics.maxExporters (or _overflow), and
+// client pings are bounded as grpc-go bounds them (ping-policy.ts).
+import { type Http2Server, type ServerHttp2Session, constants as h2 } from 'node:http2';
 import { type Server, type ServerReadableStream, type sendUnaryData, type ServiceDefinition } from '@grpc/grpc-js';
 import * as grpc from '@grpc/grpc-js';
+import { ConnectionAdmission } from '../listeners/admission.js';
+import { type CappedLabel } from '../../lib/telemetry/capped-label.js';
 import { type StreamListener } from '../listeners/tcp.js';
 import { type TlsMaterialSource } from '../listeners/tls.js';
 import { type ExporterSeries, exporterSeries, ingestMetrics } from '../metrics.js';
@@ -20,6 +28,7 @@ import { handleExport, type StreamCounters } from './export-stream.js';
 import { FlowTranscoder } from './flow-transcode.js';
 import { listenGrpc } from './listener.js';
 import { grpcMetrics } from './metrics.js';
+import { GRPC_GO_PING_LIMITS, PingPolicy } from './ping-policy.js';
 
 const identity = (b: Buffer) => b;
 
@@ -34,6 +43,10 @@ export const EXPORT_SERVICE: ServiceDefinition = {
 export interface GrpcCollectorDeps {
   readonly queue: ProduceQueue;
   readonly certificates: TlsMaterialSource<TlsMaterial>;
+  /** The connection budget shared with the IPFIX stream listeners (ingest.tcp); none by default. */
+  readonly admission?: ConnectionAdmission;
+  /** Exporter labels with series of their own, shared with the IPFIX listeners (ingest.metrics.maxExporters). */
+  readonly labels: CappedLabel;
   readonly logger: Logger;
   readonly now?: () => number;
   /** The Avro framing of flows.raw values (single-object by default, or Confluent with the registry's id). */
@@ -67,12 +80,18 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
   });
   const stats = { records: 0, streams: 0, malformed: 0, connections: 0 };
   const streamsPerPeer = new Map<string, number>();
+  // One entry per label: at most ingest.metrics.maxExporters and _overflow.
   const series = new Map<string, ExporterSeries>();
   const open = new Set<StreamCounters>();
+  const admission = new ConnectionAdmission({
+    maxConnections: config.maxConnections, maxPerSource: config.maxConnectionsPerPeer, reservedForKnown: 0,
+    keys: { maxConnections: 'ingest.grpc.maxConnections', maxPerSource: 'ingest.grpc.maxConnectionsPerPeer' },
+  }, deps.admission);
   const flush = (c: StreamCounters) => {
     if (c.messages === 0 && c.records === 0) return;
-    let s = series.get(c.address);
-    if (s === undefined) series.set(c.address, (s = exporterSeries(c.address, 'grpc')));
+    const label = deps.labels.of(c.address, false);
+    let s = series.get(label);
+    if (s === undefined) series.set(label, (s = exporterSeries(label, 'grpc')));
     s.messages.inc(c.messages);
     s.records.inc(c.records);
     c.messages = c.records = 0;
@@ -91,16 +110,19 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
     },
     release(address: string) {
       const n = (streamsPerPeer.get(address) ?? 1) - 1;
-      if (n === 0) {
-        streamsPerPeer.delete(address);
-        series.delete(address);
-      } else streamsPerPeer.set(address, n);
+      if (n === 0) streamsPerPeer.delete(address);
+      else streamsPerPeer.set(address, n);
     },
     counters(address: string) {
       const c = { address, messages: 0, records: 0 };
       open.add(c);
       return c;
     },
+    validated(address: string) {
+      admission.trust(address);
+      deps.labels.of(address);
+    },
+    label: (address: string) => deps.labels.of(address, false),
     ended(c: StreamCounters) {
       flush(c);
       open.delete(c);
@@ -110,9 +132,15 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
     Export: (call: ServerReadableStream<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => handleExport(call, callback, exportDeps),
   });
   const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  boundPings(server, (session) => {
+    const address = session.socket?.remoteAddress ?? '';
+    grpcMetrics.refused.inc({ reason: 'too_many_pings' });
+    warn(`grpc-pings:${address}`, { exporter: address }, 'sent a gRPC client away for pinging too often (GOAWAY too_many_pings)');
+  });
   const listener: StreamListener = await listenGrpc(
     {
-      host, port: config.port, maxConnections: config.maxConnections, maxConnectionsPerPeer: config.maxConnectionsPerPeer,
+      host, port: config.port,
+      admission,
       handshakeTimeoutMs: config.handshakeTimeout, minVersion, certificates: deps.certificates,
     },
     {
@@ -145,4 +173,26 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
       server.forceShutdown();
     },
   };
+}
+
+const TOO_MANY_PINGS = Buffer.from('too_many_pings');
+
+/**
+ * Applies the ping policy to every HTTP/2 session of the server. grpc-js keeps its HTTP/2 servers to itself: this
+ * reads them from its `http2Servers` field (grpc-js is pinned; a version without it fails here, at start).
+ */
+function boundPings(server: Server, sentAway: (session: ServerHttp2Session) => void): void {
+  const servers = (server as unknown as { http2Servers?: Map<Http2Server, unknown> }).http2Servers;
+  if (!(servers instanceof Map) || servers.size === 0) throw new Error('grpc-js no longer exposes its HTTP/2 servers (Server.http2Servers): the ping bound cannot be applied');
+  for (const http2Server of servers.keys()) {
+    http2Server.on('session', (session: ServerHttp2Session) => {
+      const policy = new PingPolicy(GRPC_GO_PING_LIMITS);
+      session.on('ping', () => {
+        if (policy.received(performance.now()) || session.closed) return;
+        sentAway(session);
+        session.goaway(h2.NGHTTP2_ENHANCE_YOUR_CALM, 0, TOO_MANY_PINGS);
+        session.destroy();
+      });
+    });
+  }
 }

@@ -15,7 +15,7 @@ export const grpcSection = z
     maxStreamsPerConnection: z.number().int().positive().default(16).describe('Concurrent streams on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; an Agent opens one).'),
     maxStreamsPerPeer: z.number().int().positive().default(32).describe('Export streams open at once from one address, over all its connections; more are refused with RESOURCE_EXHAUSTED.'),
     handshakeTimeout: duration.default(10_000).describe('A TLS handshake not finished after this is dropped, so that silent sockets cannot hold connection slots.'),
-    maxConnectionIdle: duration.default(0).describe('A connection with no stream for this long is closed (GOAWAY); 0 never. Agents keep their stream open.'),
+    maxConnectionIdle: duration.default(300_000).describe('A connection with no stream for this long (from its handshake, or its last stream) is closed (GOAWAY), so that it cannot hold a connection slot; 0 never. Agents keep their stream open.'),
     keepalive: z
       .strictObject({
         time: duration.default(7_200_000).describe("Idle time after which the server pings the client (grpc-go's default, 2 h)."),

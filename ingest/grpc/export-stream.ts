@@ -33,6 +33,10 @@ export interface ExportDeps {
    * as much as decoding the flow it carries.
    */
   counters(address: string): StreamCounters;
+  /** The stream's first valid message: its peer counts as known, and may get a label of its own. */
+  validated(address: string): void;
+  /** The exporter label of a peer's series: its address, or _overflow (lib/telemetry/capped-label.ts). */
+  label(address: string): string;
   /** The stream ended: its counters are flushed and forgotten. */
   ended(counters: StreamCounters): void;
   /** Counters for /recordmetrics. */
@@ -73,6 +77,8 @@ export function handleExport(call: ServerReadableStream<Buffer, Buffer>, callbac
   ingestMetrics.sessions.inc({ transport: 'grpc' });
   let done = false;
   let paused = false;
+  let valid = false;
+  boundBuffering(call);
   const finish = (code: keyof typeof status) => {
     if (done) return false;
     done = true;
@@ -102,6 +108,10 @@ export function handleExport(call: ServerReadableStream<Buffer, Buffer>, callbac
     } catch (err) {
       failure = err;
     }
+    if (!valid && failure === undefined) {
+      valid = true;
+      deps.validated(address);
+    }
     counters.messages++;
     if (records.length > 0) {
       stats.records += records.length;
@@ -111,7 +121,7 @@ export function handleExport(call: ServerReadableStream<Buffer, Buffer>, callbac
     if (failure !== undefined) {
       const reason = isFlowaggError(failure) ? failure.code : 'internal';
       stats.malformed++;
-      ingestMetrics.decodeErrors.inc({ exporter: address, reason });
+      ingestMetrics.decodeErrors.inc({ exporter: deps.label(address), reason });
       deps.warn(`grpc:${address}:${reason}`, { exporter: `${address}:${origin.exporterPort}`, err: errorMessage(failure) }, 'ended an Export stream that sent a malformed message');
       if (finish('INVALID_ARGUMENT')) callback({ code: status.INVALID_ARGUMENT, details: errorMessage(failure) });
       return;
@@ -127,4 +137,14 @@ export function handleExport(call: ServerReadableStream<Buffer, Buffer>, callbac
   });
   call.on('cancelled', () => finish('CANCELLED'));
   call.on('error', () => finish('UNKNOWN'));
+}
+
+/**
+ * A paused call's Readable keeps asking grpc-js for messages until it holds its high-water mark of them (16 by
+ * default, each up to ingest.grpc.maxMessageBytes); at 1 it holds one, and grpc-js stops reading the HTTP/2
+ * stream, so that its flow-control window holds back the rest. The mark is not settable through the API.
+ */
+function boundBuffering(call: ServerReadableStream<Buffer, Buffer>): void {
+  const state = (call as unknown as { _readableState?: { highWaterMark: number } })._readableState;
+  if (state !== undefined) state.highWaterMark = 1;
 }

@@ -10,7 +10,7 @@ import { type FieldValue } from '../../lib/ipfix/types.js';
 import { ANTREA_AGENT_FIELDS } from '../../lib/ipfix/testing/templates.js';
 import { type FlowRecord, flowRecordReader } from '../../schemas/flow-record.js';
 import { RecordBuffer } from '../records/record-buffer.js';
-import { encodeRecord, templateOf } from '../records/testing.js';
+import { contextFor, encodeRecord, templateOf } from '../records/testing.js';
 import { compileTranscoder } from '../records/transcode.js';
 import { FlowFields, readFlow } from './flow-fields.js';
 import { FlowTranscoder } from './flow-transcode.js';
@@ -61,10 +61,10 @@ const withoutProvenance = (r: FlowRecord) => Object.fromEntries(Object.entries(r
 for (const v6 of [false, true]) {
   test(`IPv${v6 ? 6 : 4}: an Agent's flows over IPFIX and over gRPC give the same FlowRecords and keys, provenance aside`, () => {
     const template = agentTemplate(v6);
-    const ipfix = compileTranscoder(template, { exporterAddress: '10.0.0.9', exporterPort: 4739, transport: 'tls' });
+    const ipfix = compileTranscoder(template);
     const grpc = new FlowTranscoder();
     const out = new RecordBuffer();
-    const msg = { exportTime: 1_700_000_000, sequenceNumber: 7, receiveTime: 1, systemInitTime: undefined };
+    const msg = contextFor({ exporterAddress: '10.0.0.9', exporterPort: 4739, transport: 'tls' }, template, { exportTime: 1_700_000_000, sequenceNumber: 7, receiveTime: 1, systemInitTime: undefined });
     for (let i = 0; i < 200; i++) {
       const flow = agentFlow(i, v6);
       if (i % 3 === 0) Object.assign(flow, { proxy_snat_ip: v6 ? Buffer.from('fd000000000000000000000000000a01', 'hex') : Buffer.from([192, 168, 0, 1]), proxy_snat_port: 31_000 + i });

@@ -5,7 +5,7 @@ import { componentMetrics } from '../../lib/telemetry/metrics.js';
 const m = componentMetrics('ingest');
 
 export const grpcMetrics = {
-  refused: m.counter('grpc_refused_total', 'gRPC connections or streams refused: handshake, alpn, peer_connections, peer_streams', ['reason']),
+  refused: m.counter('grpc_refused_total', 'gRPC connections or streams refused: handshake, alpn, max_connections, per_source, reserved (the budget shared with ingest.tcp), peer_streams, too_many_pings', ['reason']),
   streamsEnded: m.counter('grpc_streams_ended_total', 'Export streams ended, by gRPC status: OK (half-close), CANCELLED, INVALID_ARGUMENT, ...', ['code']),
   connections: m.gauge('grpc_connections', 'TLS connections of the gRPC collector open now'),
 };

@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type StreamCloseReason, type StreamReader, type StreamSink, readStream } from './stream.js';
+import { ConnectionAdmission } from './admission.js';
 import { listenTcp } from './tcp.js';
 
 function message(length: number, fill: number): Buffer {
@@ -40,7 +41,7 @@ async function until(cond: () => boolean, what: string): Promise<void> {
 
 async function server(sinkFor: () => FakeSink) {
   const readers: StreamReader[] = [];
-  const listener = await listenTcp({ host: '127.0.0.1', port: 0, maxConnections: 10 }, (socket) => readers.push(readStream(socket, sinkFor())));
+  const listener = await listenTcp({ host: '127.0.0.1', port: 0, admission: new ConnectionAdmission({ maxConnections: 10, maxPerSource: 10, reservedForKnown: 0 }) }, (socket) => readers.push(readStream(socket, sinkFor())));
   const client = async (): Promise<Socket> => {
     const s = connect(listener.port, '127.0.0.1');
     await new Promise((r) => s.once('connect', r));

@@ -2,10 +2,12 @@
 // (the log fell behind) the socket is paused, so the kernel's receive window fills and the exporter's
 // writes block, instead of this process buffering. At most one chunk plus one partial message is held
 // per connection. A framing error or a message the sink rejects closes the connection (go-ipfix does
-// the same on TCP: the exporter reconnects and resends its templates).
+// the same on TCP: the exporter reconnects and resends its templates), and so does a connection that
+// passes one of its time limits (deadlines.ts), checked by the owner calling checkDeadlines().
 import { type Socket } from 'node:net';
 import { errorMessage } from '../../lib/errors.js';
 import { MessageFramer } from '../framing.js';
+import { type DeadlineKind, StreamDeadlines, type StreamTimeouts } from './deadlines.js';
 
 export interface StreamSink {
   /** Handles one message; a returned reason closes the connection (malformed input). */
@@ -21,17 +23,31 @@ export interface StreamSink {
 export type StreamCloseReason =
   | { readonly kind: 'end' }
   | { readonly kind: 'error'; readonly message: string }
-  | { readonly kind: 'malformed'; readonly message: string };
+  | { readonly kind: 'malformed'; readonly message: string }
+  | { readonly kind: 'timeout'; readonly deadline: DeadlineKind; readonly message: string };
 
 export interface StreamReader {
   /** True while the socket is paused by backpressure. */
   readonly paused: boolean;
   /** Bytes received and not yet handled. */
   readonly buffered: number;
+  /** Closes the connection if it has passed a time limit (not while paused); returns whether it did. */
+  checkDeadlines(now: number): boolean;
 }
 
-export function readStream(socket: Socket, sink: StreamSink): StreamReader {
+export interface StreamOptions {
+  readonly timeouts?: StreamTimeouts;
+  readonly now?: () => number;
+  /** After this long handling one chunk's messages, the rest waits for the next turn of the event loop. */
+  readonly sliceMs?: number;
+}
+
+const NO_TIMEOUTS: StreamTimeouts = { firstMessageMs: Infinity, partialMessageMs: Infinity, idleMs: 0 };
+
+export function readStream(socket: Socket, sink: StreamSink, opts: StreamOptions = {}): StreamReader {
+  const now = opts.now ?? Date.now;
   const framer = new MessageFramer();
+  const deadlines = new StreamDeadlines(opts.timeouts ?? NO_TIMEOUTS, now());
   let paused = false;
   /** The exporter closed the connection: what it sent before is still handled, then the session ends. */
   let eof = false;
@@ -40,13 +56,31 @@ export function readStream(socket: Socket, sink: StreamSink): StreamReader {
   const close = (reason: StreamCloseReason) => {
     if (closedReason !== undefined) return;
     closedReason = reason;
-    if (reason.kind === 'malformed') socket.destroy();
+    if (reason.kind === 'malformed' || reason.kind === 'timeout') socket.destroy();
     sink.closed(reason);
   };
 
+  const sliceMs = opts.sliceMs ?? Infinity;
+  let yielded = false;
   const process = () => {
+    let messages = 0;
+    const until = performance.now() + sliceMs;
     try {
       while (closedReason === undefined) {
+        if (messages > 0 && performance.now() >= until) {
+          // The rest of what arrived waits one turn, so that nothing else waits longer than a slice.
+          if (!yielded) {
+            yielded = true;
+            if (!eof) socket.pause();
+            setImmediate(() => {
+              yielded = false;
+              if (paused || closedReason !== undefined) return;
+              process();
+              if (!paused && !yielded && !eof) socket.resume();
+            });
+          }
+          return;
+        }
         if (sink.throttled) {
           if (!paused) {
             paused = true;
@@ -60,6 +94,7 @@ export function readStream(socket: Socket, sink: StreamSink): StreamReader {
           if (eof) close({ kind: 'end' });
           return;
         }
+        messages++;
         const rejected = sink.message(message);
         if (rejected !== undefined) {
           close({ kind: 'malformed', message: rejected });
@@ -68,25 +103,29 @@ export function readStream(socket: Socket, sink: StreamSink): StreamReader {
       }
     } catch (err) {
       close({ kind: 'malformed', message: errorMessage(err) });
+    } finally {
+      deadlines.progressed(now(), messages, framer.buffered > 0);
     }
   };
 
   const resume = () => {
     if (closedReason !== undefined) return;
     paused = false;
+    deadlines.resumed(now());
     process();
-    if (!paused && !eof) socket.resume();
+    if (!paused && !yielded && !eof) socket.resume();
   };
 
   socket.on('data', (chunk: Buffer) => {
+    deadlines.received(now());
     framer.push(chunk);
-    if (!paused) process();
+    if (!paused && !yielded) process();
   });
   socket.on('error', (err) => close({ kind: 'error', message: err.message }));
   socket.on('close', (hadError) => {
     if (hadError) return close({ kind: 'error', message: 'connection reset' });
     eof = true;
-    if (!paused) process();
+    if (!paused && !yielded) process();
   });
 
   return {
@@ -95,6 +134,13 @@ export function readStream(socket: Socket, sink: StreamSink): StreamReader {
     },
     get buffered() {
       return framer.buffered;
+    },
+    checkDeadlines(at) {
+      if (paused || closedReason !== undefined) return false;
+      const expired = deadlines.expired(at);
+      if (expired === undefined) return false;
+      close({ kind: 'timeout', deadline: expired.kind, message: expired.message });
+      return true;
     },
   };
 }

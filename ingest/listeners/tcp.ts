@@ -1,12 +1,17 @@
-// The TCP collector: a plain net.Server whose connections are handed over as they arrive.
+// The TCP collector: a plain net.Server whose connections are handed over as they arrive, once the
+// admission (admission.ts: total, per-source and reserved slots) lets them in; refused ones are closed at once.
 import { createServer, type Server, type Socket } from 'node:net';
 import { FlowaggError } from '../../lib/errors.js';
 import { INGEST_LISTEN } from '../errors.js';
+import { exporterAddress } from './address.js';
+import { type ConnectionAdmission, type RefusalReason } from './admission.js';
 
 export interface StreamListenerOptions {
   readonly host: string;
   readonly port: number;
-  readonly maxConnections: number;
+  readonly admission: ConnectionAdmission;
+  /** A connection refused by the admission (already closed). */
+  readonly onRefused?: (reason: RefusalReason, message: string, address: string, socket: Socket) => void;
 }
 
 export interface StreamListener {
@@ -23,11 +28,21 @@ export async function listenTcp(opts: StreamListenerOptions, onConnection: Conne
 
 /** Binds a stream server (TCP or TLS) and tracks its sockets so that close() ends them too. */
 export async function serve(server: Server, opts: StreamListenerOptions, transport: 'tcp' | 'tls' | 'grpc'): Promise<StreamListener> {
-  server.maxConnections = opts.maxConnections;
   const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
+  // Listeners added before this one (the TLS server's) must not see refused sockets: prepend.
+  server.prependListener('connection', (socket: Socket) => {
+    const address = exporterAddress(socket.remoteAddress ?? 'unknown');
+    const admission = opts.admission.admit(address);
+    if (!admission.admitted) {
+      socket.destroy();
+      opts.onRefused?.(admission.reason, admission.message, address, socket);
+      return;
+    }
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    socket.once('close', () => {
+      sockets.delete(socket);
+      admission.release();
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) =>

@@ -5,6 +5,7 @@ import { type ConnectionOptions, connect } from 'node:tls';
 import { type TlsMaterial } from '../tls/provider.js';
 import { tlsServerOptions } from '../tls/server-options.js';
 import { issueCA, issueClientCert, issueServerCert, type KeyPair } from '../tls/issue.js';
+import { ConnectionAdmission } from './admission.js';
 import { listenTls } from './tls.js';
 
 class FakeCertificates extends EventEmitter {
@@ -28,7 +29,7 @@ test('the TLS listener takes rotated certificates for new handshakes when the so
   const [first, second] = [await authority(), await authority()];
   const certificates = new FakeCertificates(first.material);
   let sessions = 0;
-  const listener = await listenTls({ host: '127.0.0.1', port: 0, maxConnections: 10, certificates, serverOptions: (m) => tlsServerOptions(m) }, (socket) => {
+  const listener = await listenTls({ host: '127.0.0.1', port: 0, admission: new ConnectionAdmission({ maxConnections: 10, maxPerSource: 10, reservedForKnown: 0 }), handshakeTimeoutMs: 10_000, certificates, serverOptions: (m) => tlsServerOptions(m) }, (socket) => {
     sessions++;
     socket.end('ok');
   });

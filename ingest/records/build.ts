@@ -9,7 +9,7 @@ import { parseIpv4Into, parseIpv6Into, parseMacInto } from '../../lib/ipfix/text
 import { type DataRecord, type FieldValue } from '../../lib/ipfix/types.js';
 import { type AvroWriter } from '../../schemas/avro.js';
 import {
-  type ExtraField, FLOW_RECORD_FIELDS, type FlowRecord, type FlowRecordField, type RecordOrigin, type SourceFieldName, type TimeField,
+  type ExtraField, FLOW_RECORD_FIELDS, type FlowRecord, type FlowRecordField, type SourceFieldName, type TimeField,
 } from '../../schemas/flow-record.js';
 import { MAX_LONG } from './avro-binary.js';
 import { type MessageContext } from './context.js';
@@ -71,16 +71,17 @@ function timeMilliseconds(t: TimePlan, v: FieldValue, exportTime: number, system
   }
 }
 
-export function buildFlowRecord(record: DataRecord, raw: RawField, origin: RecordOrigin, msg: MessageContext, plan: RecordPlan = planFor(record.template)): FlowRecord {
+/** The FlowRecord of a decoded data record; provenance, domain and template id come from `msg`. */
+export function buildFlowRecord(record: DataRecord, raw: RawField, msg: MessageContext, plan: RecordPlan = planFor(record.template)): FlowRecord {
   const { template, values } = record;
   const overflowed = new Set<number>();
   const out: Record<string, unknown> = { ...EMPTY_RECORD };
   const recordInit = plan.systemInitIndex >= 0 ? values[plan.systemInitIndex] : undefined;
   const init = isLong(recordInit) ? recordInit : msg.systemInitTime;
   const source: Record<SourceFieldName, unknown> = {
-    exporterAddress: origin.exporterAddress, exporterPort: origin.exporterPort, transport: origin.transport,
-    observationDomainId: template.observationDomainId, exportTime: msg.exportTime * 1000, sequenceNumber: msg.sequenceNumber,
-    templateId: template.id, receiveTime: msg.receiveTime,
+    exporterAddress: msg.origin.exporterAddress, exporterPort: msg.origin.exporterPort, transport: msg.origin.transport,
+    observationDomainId: msg.observationDomainId, exportTime: msg.exportTime * 1000, sequenceNumber: msg.sequenceNumber,
+    templateId: msg.templateId, receiveTime: msg.receiveTime,
   };
   const times = {} as Record<TimeField, number | undefined>;
   for (const which of ['flowStart', 'flowEnd'] as const) {

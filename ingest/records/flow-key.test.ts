@@ -5,7 +5,7 @@ import { type FlowRecord } from '../../schemas/flow-record.js';
 import { flowKeyOfRecord, parseFlowKey } from './flow-key.js';
 import { RecordBuffer } from './record-buffer.js';
 import { antreaAgentTemplate } from '../../lib/ipfix/testing/templates.js';
-import { encodeRecord } from './testing.js';
+import { contextFor, encodeRecord } from './testing.js';
 import { compileTranscoder } from './transcode.js';
 
 const ip4 = (s: string) => Buffer.from(s.split('.').map(Number));
@@ -72,6 +72,6 @@ test('the transcoder writes the same FROM_EXTERNAL key from IPFIX bytes', () => 
   const values = template.fields.map((f) => byName[f.ie.name] ?? (f.ie.type === 'string' ? '' : f.ie.type === 'ipv4Address' ? '0.0.0.0' : 0));
   const bytes = encodeRecord(template, values as never);
   const out = new RecordBuffer(4096);
-  compileTranscoder(template, { exporterAddress: '', exporterPort: 0, transport: 'tcp' }).transcode(bytes, 0, bytes.length, { exportTime: 0, sequenceNumber: 0, receiveTime: 0, systemInitTime: undefined }, out);
+  compileTranscoder(template).transcode(bytes, 0, bytes.length, contextFor({ exporterAddress: '', exporterPort: 0, transport: 'tcp' }, template, { exportTime: 0, sequenceNumber: 0, receiveTime: 0, systemInitTime: undefined }), out);
   assert.deepEqual(out.key(), flowKeyOfRecord(tcp('10.10.0.1', 61000, '10.10.1.5', 80)));
 });

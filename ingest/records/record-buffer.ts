@@ -30,6 +30,11 @@ export class RecordBuffer {
     }
   }
 
+  /** Takes back what was written since `pos` of chunk `buf` (records never handed out). */
+  rewind(buf: Buffer, pos: number): void {
+    if (this.buf === buf) this.pos = pos;
+  }
+
   /** Writes from the start of the current chunk again: only once no view handed out is in use any more. */
   reset(): void {
     this.pos = 0;

@@ -9,7 +9,7 @@ import { type AvroWriter } from '../../schemas/avro.js';
 import { type FlowRecord, type RecordOrigin } from '../../schemas/flow-record.js';
 import { element } from '../../schemas/ipfix-registry.js';
 import { buildFlowRecord, encodeFlowRecord, type EncodedFlowRecord } from './build.js';
-import { type MessageContext } from './context.js';
+import { encodeOrigin, type MessageContext } from './context.js';
 
 /** Fields by element name, optionally with a template length other than the element's natural one. */
 export type FieldSpec = string | readonly [name: string, length: number];
@@ -40,13 +40,20 @@ export function encodeRecord(template: Template, values: readonly (FieldValue | 
   return Buffer.concat(parts);
 }
 
+/** The facts of a message for `template`'s data set from `origin`. */
+export function contextFor(origin: RecordOrigin, template: Pick<Template, 'id' | 'observationDomainId'>, facts: MessageFacts): MessageContext {
+  return { ...facts, origin: encodeOrigin(origin), observationDomainId: template.observationDomainId, templateId: template.id };
+}
+
+export type MessageFacts = Pick<MessageContext, 'exportTime' | 'sequenceNumber' | 'receiveTime' | 'systemInitTime'>;
+
 /** The reference path on IPFIX bytes: decode with the codec, build the FlowRecord, encode with avsc. */
-export function referenceEncode(template: Template, b: Uint8Array, origin: RecordOrigin, msg: MessageContext, writer: AvroWriter<FlowRecord>): EncodedFlowRecord & { record: FlowRecord } {
+export function referenceEncode(template: Template, b: Uint8Array, msg: MessageContext, writer: AvroWriter<FlowRecord>): EncodedFlowRecord & { record: FlowRecord } {
   const starts = new Int32Array(template.fields.length);
   const lengths = new Int32Array(template.fields.length);
   if (recordLayout(template).scanRecord(b, 0, b.length, starts, lengths) < 0) throw new Error('record truncated');
   const decoded = recordDecoder(template).decode(b, 0, b.length, { store: undefined, observationDomainId: template.observationDomainId, depth: 0, maxDepth: 8, next: 0 });
   if (decoded === undefined) throw new Error('record truncated');
-  const record = buildFlowRecord(decoded, (i) => b.subarray(starts[i], starts[i]! + lengths[i]!), origin, msg);
+  const record = buildFlowRecord(decoded, (i) => b.subarray(starts[i], starts[i]! + lengths[i]!), msg);
   return { ...encodeFlowRecord(record, writer), record };
 }

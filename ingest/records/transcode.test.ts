@@ -9,10 +9,9 @@ import { readManifest, readVendorFile } from '../../lib/ipfix/testing/fixtures.j
 import { type InfoElement, type Template, VARIABLE_LENGTH } from '../../lib/ipfix/types.js';
 import { FLOW_RECORD_FIELDS, flowRecordReader, flowRecordWriter, type RecordOrigin, type Transport } from '../../schemas/flow-record.js';
 import { allElements, element, lookupElement } from '../../schemas/ipfix-registry.js';
-import { type MessageContext } from './context.js';
 import { RecordBuffer } from './record-buffer.js';
 import { antreaAgentTemplate, softflowdTemplate } from '../../lib/ipfix/testing/templates.js';
-import { encodeRecord, referenceEncode, templateOf } from './testing.js';
+import { contextFor, encodeRecord, type MessageFacts, referenceEncode, templateOf } from './testing.js';
 import { compileTranscoder, type Transcoder } from './transcode.js';
 
 const writer = flowRecordWriter();
@@ -100,7 +99,7 @@ const origin: fc.Arbitrary<RecordOrigin> = fc.record({
   transport: fc.constantFrom<Transport>('udp', 'tcp', 'tls', 'file'),
 });
 
-const message: fc.Arbitrary<MessageContext> = fc.record({
+const message: fc.Arbitrary<MessageFacts> = fc.record({
   exportTime: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
   sequenceNumber: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
   receiveTime: fc.integer({ min: 0, max: 2 ** 43 }),
@@ -116,9 +115,10 @@ function templateFrom(fields: readonly FieldChoice[], id = 300): Template {
  * buffer's chunks are 1 byte, so each record gets a buffer of exactly the size the transcoder reserved: a bound
  * too small would lose bytes (typed arrays ignore writes past their end) and fail the comparison.
  */
-function checkSame(template: Template, bytes: Uint8Array, o: RecordOrigin, m: MessageContext, out = new RecordBuffer(1)): Record<string, unknown> {
-  const expected = referenceEncode(template, bytes, o, m, writer);
-  const t = compileTranscoder(template, o);
+function checkSame(template: Template, bytes: Uint8Array, o: RecordOrigin, facts: MessageFacts, out = new RecordBuffer(1)): Record<string, unknown> {
+  const m = contextFor(o, template, facts);
+  const expected = referenceEncode(template, bytes, m, writer);
+  const t = compileTranscoder(template);
   // Placed inside a larger buffer, to check offsets are honoured.
   const buf = Buffer.concat([Buffer.from([9, 9, 9]), bytes, Buffer.from([9])]);
   assert.equal(t.transcode(buf, 3, 3 + bytes.length, m, out), 3 + bytes.length);
@@ -153,7 +153,7 @@ test('the Antrea agent and softflowd templates transcode like the reference for 
 // ---- examples with hand-checked values ----
 
 const ORIGIN: RecordOrigin = { exporterAddress: '192.168.1.10', exporterPort: 40000, transport: 'tls' };
-const MSG: MessageContext = { exportTime: 1_700_000_100, sequenceNumber: 42, receiveTime: 1_700_000_100_250, systemInitTime: 1_699_000_000_000 };
+const MSG: MessageFacts = { exportTime: 1_700_000_100, sequenceNumber: 42, receiveTime: 1_700_000_100_250, systemInitTime: 1_699_000_000_000 };
 
 test('an Antrea agent record: provenance, typed fields, times in ms, no extras', () => {
   const template = antreaAgentTemplate(256, 0xabcdef);
@@ -261,10 +261,11 @@ test('records cut off before the end are reported, and nothing is written', () =
   const template = templateOf(800, ['sourcePodName', 'sourceTransportPort']);
   const bytes = encodeRecord(template, ['abcdef', 80]);
   const out = new RecordBuffer(1024);
-  const t = compileTranscoder(template, ORIGIN);
-  assert.equal(t.transcode(bytes, 0, bytes.length - 1, MSG, out), -1);
+  const t = compileTranscoder(template);
+  const m = contextFor(ORIGIN, template, MSG);
+  assert.equal(t.transcode(bytes, 0, bytes.length - 1, m, out), -1);
   assert.equal(out.pos, 0);
-  assert.equal(t.transcode(bytes, 0, bytes.length, MSG, out), bytes.length);
+  assert.equal(t.transcode(bytes, 0, bytes.length, m, out), bytes.length);
   assert.ok(out.pos > 0);
 });
 
@@ -273,10 +274,10 @@ test('the output buffer starts a new chunk when full, leaving earlier records in
   const values = template.fields.map((f) => (f.ie.type === 'string' ? 'x'.repeat(50) : f.ie.type === 'ipv4Address' ? '10.0.0.1' : 1));
   const bytes = encodeRecord(template, values as never);
   const out = new RecordBuffer(2048);
-  const t = compileTranscoder(template, ORIGIN);
+  const t = compileTranscoder(template);
   const kept: Buffer[] = [];
   for (let i = 0; i < 10; i++) {
-    t.transcode(bytes, 0, bytes.length, { ...MSG, sequenceNumber: i }, out);
+    t.transcode(bytes, 0, bytes.length, contextFor(ORIGIN, template, { ...MSG, sequenceNumber: i }), out);
     kept.push(out.value());
   }
   kept.forEach((v, i) => assert.equal(reader.decode(v).sequenceNumber, i));
@@ -296,7 +297,7 @@ test('templates too large to compile go through the reference builder, with the 
   const withBoolean: Template = { ...template, fields: [...template.fields, { ie: firstOfType('boolean')[0]!, length: 1, scope: false }] };
   const out = new RecordBuffer(1 << 16);
   const withBad = Buffer.concat([bytes, Uint8Array.of(7)]);
-  assert.equal(compileTranscoder(withBoolean, ORIGIN).transcode(withBad, 0, withBad.length, MSG, out), withBad.length);
+  assert.equal(compileTranscoder(withBoolean).transcode(withBad, 0, withBad.length, contextFor(ORIGIN, withBoolean, MSG), out), withBad.length);
   assert.deepEqual(plain((reader.decode(out.value()).extras as unknown[]).at(-1)), plain({ pen: 0, id: firstOfType('boolean')[0]!.id, value: Buffer.from([7]) }));
 });
 
@@ -306,18 +307,19 @@ test('every data record of the vendor captures (shared fixtures) transcodes like
   for (const sequence of readManifest()) {
     const store = new TemplateStore({ transport: 'file' });
     const transcoders = new Map<Template, Transcoder>();
-    const transcoderOf = (t: Template) => transcoders.get(t) ?? transcoders.set(t, compileTranscoder(t, ORIGIN)).get(t)!;
+    const transcoderOf = (t: Template) => transcoders.get(t) ?? transcoders.set(t, compileTranscoder(t)).get(t)!;
     const out = new RecordBuffer(1 << 16);
     for (const file of sequence.files) {
       const msg = readVendorFile(file);
       const header = readMessageHeader(msg);
-      const context: MessageContext = { exportTime: header.exportTime, sequenceNumber: header.sequenceNumber, receiveTime: 1_700_000_000_000, systemInitTime: undefined };
+      const facts: MessageFacts = { exportTime: header.exportTime, sequenceNumber: header.sequenceNumber, receiveTime: 1_700_000_000_000, systemInitTime: undefined };
       scanMessage(msg, store, (template, buf, start, end) => {
+        const context = contextFor(ORIGIN, template, facts);
         const { minLength } = recordLayout(template);
         for (let q = start; end - q >= minLength; ) {
           const next = transcoderOf(template).transcode(buf, q, end, context, out);
           if (next < 0) break;
-          const expected = referenceEncode(template, buf.subarray(q, next), ORIGIN, context, writer);
+          const expected = referenceEncode(template, buf.subarray(q, next), context, writer);
           assert.deepEqual(out.value(), expected.value, `${sequence.name}: template ${template.id}, record at ${q}`);
           assert.deepEqual(out.key(), expected.key);
           records++;

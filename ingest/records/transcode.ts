@@ -1,8 +1,10 @@
-// The fast path from IPFIX to the log: a per-template compiled function that writes a data record's flow key
-// and framed Avro FlowRecord straight from the record's IPFIX bytes, located by the codec's scanRecord. No
+// The fast path from IPFIX to the log: a compiled function per template layout that writes a data record's flow
+// key and framed Avro FlowRecord straight from the record's IPFIX bytes, located by the codec's scanRecord. No
 // JavaScript object or string is made per record: integers become zig-zag varints, strings, addresses and
-// `extras` are copied (IPFIX and Avro strings are the same UTF-8 bytes), and everything constant for a
-// template and session (provenance, framing header, absent fields) is one precomputed byte run.
+// `extras` are copied (IPFIX and Avro strings are the same UTF-8 bytes), and everything constant for a layout
+// (framing header, absent fields) is one precomputed byte run. What differs between sessions and templates of
+// the same layout (origin, observation domain, template id) is read from the MessageContext, so that one
+// compiled function serves every session (transcoder-cache.ts).
 //
 // It must produce exactly the bytes of the reference builder (build.ts) for the same record: both follow the
 // same plan (plan.ts), and transcode.test.ts checks the equality on random templates and values.
@@ -10,13 +12,13 @@
 // Output layout per record in the RecordBuffer: flow key, then the framed Avro value.
 import { compileFunction } from '../../lib/ipfix/codegen.js';
 import { readValue } from '../../lib/ipfix/field-codec.js';
-import { MAX_COMPILED_FIELDS, recordLayout } from '../../lib/ipfix/record-layout.js';
+import { interpretedScanner, layoutShape, MAX_COMPILED_FIELDS, recordLayout } from '../../lib/ipfix/record-layout.js';
 import { type FieldValue, type Template } from '../../lib/ipfix/types.js';
 import { type AvroFraming, type AvroType, framingHeader } from '../../schemas/avro.js';
-import { FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA, FLOW_RECORD_TYPE, type FlowRecordField, flowRecordWriter, type RecordOrigin } from '../../schemas/flow-record.js';
+import { FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA, FLOW_RECORD_TYPE, type FlowRecordField, flowRecordWriter } from '../../schemas/flow-record.js';
 import { buildFlowRecord, encodeFlowRecord } from './build.js';
 import { copyBytes, ViewCache, writeBytes, writeIpfixString, writeLong, writeVarint, writeZeros } from './avro-binary.js';
-import { type MessageContext } from './context.js';
+import { type MessageContext, ORIGIN_FIELDS } from './context.js';
 import { hasText, limitLong, ntpMicrosToMs, ntpNanosToMs, safeSignedAt, safeUnsigned64, safeUnsignedAt, signedAt, unsignedAt } from './ipfix-read.js';
 import { FLOW_KEY_MAX_LENGTH, FlowKeyInput, writeFlowKey } from './flow-key.js';
 import { planFor, type RecordPlan, type TimePlan } from './plan.js';
@@ -27,6 +29,10 @@ type WriteRecord = (b: Uint8Array, starts: Int32Array, lengths: Int32Array, reco
 
 export interface Transcoder {
   readonly plan: RecordPlan;
+  /** Bytes of the shortest record of the layout; fewer left in a set are padding. */
+  readonly minLength: number;
+  /** The record length when the layout has no variable-length field. */
+  readonly fixedLength: number | undefined;
   /**
    * Transcodes the data record at b[offset..end) into `out` (key: out.key(), value: out.value()). Returns the
    * offset after the record, or -1 when the record is cut off before `end` (nothing written).
@@ -154,9 +160,11 @@ function elementSource(e: Emitter, field: Element, i: number, template: Template
   }
 }
 
-function compile(template: Template, plan: RecordPlan, origin: RecordOrigin, header: Buffer): WriteRecord {
+let compiled = 0;
+
+function compile(template: Template, plan: RecordPlan, header: Buffer): WriteRecord {
   const e = new Emitter();
-  const top = ['out.reserve(MAX + 3 * len);', 'const o = out.buf;', 'const ov = out.view;', 'const bv = views.of(b);', 'let p = out.pos;'];
+  const top = ['out.reserve(MAX + m.origin.bytes.length + 3 * len);', 'const o = out.buf;', 'const ov = out.view;', 'const bv = views.of(b);', 'let p = out.pos;'];
   const conditional = new Set(plan.extras.filter((x) => x.conditional).map((x) => x.index));
   for (const i of conditional) top.push(`let x${i} = 0;`);
   const time = { flowStart: 't0', flowEnd: 't1' } as const;
@@ -171,14 +179,12 @@ function compile(template: Template, plan: RecordPlan, origin: RecordOrigin, hea
   e.lines.push(...keySource(plan));
   e.max += FLOW_KEY_MAX_LENGTH;
   e.bytes(header);
-  const constant: Readonly<Record<string, unknown>> = {
-    exporterAddress: origin.exporterAddress, exporterPort: origin.exporterPort, transport: origin.transport,
-    observationDomainId: template.observationDomainId, templateId: template.id,
-  };
   FLOW_RECORD_FIELDS.forEach((field, fi) => {
     switch (field.kind) {
       case 'source':
-        if (field.name in constant) return e.bytes(encodeField(field.name, constant[field.name]));
+        // The origin's fields are one run of bytes, made once per session (context.ts).
+        if (field.name === ORIGIN_FIELDS[0]) return e.code('p = cp(o, ov, p, m.origin.bytes, m.origin.view, 0, m.origin.bytes.length);', 0);
+        if ((ORIGIN_FIELDS as readonly string[]).includes(field.name)) return;
         return e.code(`p = wl(o, p, ${field.name === 'exportTime' ? 'm.exportTime * 1000' : `m.${field.name}`});`, 10);
       case 'element':
         return elementSource(e, field, plan.sourceIndex[fi]!, template);
@@ -211,52 +217,65 @@ function compile(template: Template, plan: RecordPlan, origin: RecordOrigin, hea
   e.flush();
   e.lines.push('out.valueEnd = p;', 'out.pos = p;');
   const body = [...top, ...e.lines].join('\n');
-  return compileFunction<WriteRecord>(`transcodeTemplate${template.id}`, ['b', 's', 'n', 'len', 'm', 'out'], body, {
+  return compileFunction<WriteRecord>(`transcodeLayout${++compiled}`, ['b', 's', 'n', 'len', 'm', 'out'], body, {
     ...helpers, ...e.consts, k: new FlowKeyInput(), views: new ViewCache(), MAX: e.max,
   });
 }
 
+const SINGLE_OBJECT: AvroFraming = { kind: 'single-object' };
+let defaultWriter: ReturnType<typeof flowRecordWriter> | undefined;
+let singleObjectHeader: Buffer | undefined;
+
 /**
- * The transcoder of a template too large to compile cheaply (more fields than the codec compiles either): the
- * reference builder, whose bytes are the same. Only the fields the plan types are decoded (with the codec's
- * readValue, whose lengths the plan has checked), so like the compiled path it never throws on a record's values.
+ * The interpreted transcoder: the reference builder, whose bytes are the same. For templates too large to compile
+ * cheaply (more fields than the codec compiles either), and for a layout's first records before it is compiled.
+ * Only the fields the plan types are decoded (with the codec's readValue, whose lengths the plan has checked), so
+ * like the compiled path it never throws on a record's values.
  */
-function builderTranscoder(template: Template, plan: RecordPlan, origin: RecordOrigin, framing: AvroFraming): Transcoder['transcode'] {
-  const { scanRecord } = recordLayout(template);
-  const writer = flowRecordWriter(framing);
+export function interpretedTranscoder(template: Template, framing: AvroFraming = SINGLE_OBJECT): Transcoder {
+  const plan = planFor(template);
+  const scanRecord = interpretedScanner(template);
+  const writer = framing === SINGLE_OBJECT ? (defaultWriter ??= flowRecordWriter(framing)) : flowRecordWriter(framing);
   const starts = new Int32Array(template.fields.length);
   const lengths = new Int32Array(template.fields.length);
   const typed = [...plan.sourceIndex, plan.time.flowStart?.index ?? -1, plan.time.flowEnd?.index ?? -1, plan.systemInitIndex].filter((i) => i >= 0);
-  return (b, offset, end, msg, out) => {
-    const next = scanRecord(b, offset, end, starts, lengths);
-    if (next < 0) return next;
-    const values: FieldValue[] = new Array<FieldValue>(template.fields.length);
-    for (const i of typed) values[i] = readValue(template.fields[i]!.ie.type, b, starts[i]!, lengths[i]!);
-    const raw = (i: number) => b.subarray(starts[i], starts[i]! + lengths[i]!);
-    const { key, value } = encodeFlowRecord(buildFlowRecord({ template, values }, raw, origin, msg, plan), writer);
-    out.reserve(key.length + value.length);
-    out.keyStart = out.pos;
-    out.keyEnd = out.keyStart + key.copy(out.buf, out.keyStart);
-    out.valueEnd = out.keyEnd + value.copy(out.buf, out.keyEnd);
-    out.pos = out.valueEnd;
-    return next;
+  const { minLength, fixedLength } = layoutShape(template);
+  return {
+    plan, minLength, fixedLength,
+    transcode(b, offset, end, msg, out) {
+      const next = scanRecord(b, offset, end, starts, lengths);
+      if (next < 0) return next;
+      const values: FieldValue[] = new Array<FieldValue>(template.fields.length);
+      for (const i of typed) values[i] = readValue(template.fields[i]!.ie.type, b, starts[i]!, lengths[i]!);
+      const raw = (i: number) => b.subarray(starts[i], starts[i]! + lengths[i]!);
+      const { key, value } = encodeFlowRecord(buildFlowRecord({ template, values }, raw, msg, plan), writer);
+      out.reserve(key.length + value.length);
+      out.keyStart = out.pos;
+      out.keyEnd = out.keyStart + key.copy(out.buf, out.keyStart);
+      out.valueEnd = out.keyEnd + value.copy(out.buf, out.keyEnd);
+      out.pos = out.valueEnd;
+      return next;
+    },
   };
 }
 
+
 /**
- * The transcoder of one template for one exporter session (origin). `framing` chooses the Avro header:
- * single-object by default, or Confluent with the id the schema registry gave the FlowRecord schema.
- * Compiled once per template; the ingest service keeps it with the template, per session.
+ * The compiled transcoder of a template layout. `framing` chooses the Avro header: single-object by default, or
+ * Confluent with the id the schema registry gave the FlowRecord schema. Compiling costs time linear in the field
+ * count; the ingest service compiles a layout only once it has carried records (transcoder-cache.ts).
  */
-export function compileTranscoder(template: Template, origin: RecordOrigin, framing: AvroFraming = { kind: 'single-object' }): Transcoder {
+export function compileTranscoder(template: Template, framing: AvroFraming = SINGLE_OBJECT): Transcoder {
+  if (template.fields.length > MAX_COMPILED_FIELDS) return interpretedTranscoder(template, framing);
   const plan = planFor(template);
-  if (template.fields.length > MAX_COMPILED_FIELDS) return { plan, transcode: builderTranscoder(template, plan, origin, framing) };
-  const write = compile(template, plan, origin, framingHeader(framing, FLOW_RECORD_SCHEMA));
-  const { scanRecord } = recordLayout(template);
+  // The single-object header holds the schema's fingerprint, which takes milliseconds to compute: once.
+  const header = framing === SINGLE_OBJECT ? (singleObjectHeader ??= framingHeader(framing, FLOW_RECORD_SCHEMA)) : framingHeader(framing, FLOW_RECORD_SCHEMA);
+  const write = compile(template, plan, header);
+  const { scanRecord, minLength, fixedLength } = recordLayout(template);
   const starts = new Int32Array(template.fields.length);
   const lengths = new Int32Array(template.fields.length);
   return {
-    plan,
+    plan, minLength, fixedLength,
     transcode(b, offset, end, msg, out) {
       const next = scanRecord(b, offset, end, starts, lengths);
       if (next >= 0) write(b, starts, lengths, next - offset, msg, out);

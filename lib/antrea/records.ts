@@ -4,7 +4,7 @@
 import { recordEncoder } from '../ipfix/record-encoder.js';
 import { type Template } from '../ipfix/types.js';
 import { element } from '../../schemas/ipfix-registry.js';
-import { type MessageContext } from '../../ingest/records/context.js';
+import { type MessageContext, sessionContext } from '../../ingest/records/context.js';
 import { RecordBuffer } from '../../ingest/records/record-buffer.js';
 import { compileTranscoder, type Transcoder } from '../../ingest/records/transcode.js';
 import { agentFieldNames, type AgentNode, type AgentRecord } from './workload.js';
@@ -38,8 +38,8 @@ export class FlowRecordEncoder {
       const template = { 4: agentTemplate(4, node.observationDomainId), 6: agentTemplate(6, node.observationDomainId) };
       c = {
         template,
-        transcoder: { 4: compileTranscoder(template[4], origin), 6: compileTranscoder(template[6], origin) },
-        context: { exportTime: 0, sequenceNumber: 0, receiveTime: 0, systemInitTime: undefined },
+        transcoder: { 4: compileTranscoder(template[4]), 6: compileTranscoder(template[6]) },
+        context: sessionContext(origin),
         sequence: 0,
       };
       this.nodes.set(node.index, c);
@@ -60,6 +60,8 @@ export class FlowRecordEncoder {
     c.context.exportTime = r.exportTime;
     c.context.sequenceNumber = c.sequence++;
     c.context.receiveTime = r.exportTime * 1000;
+    c.context.observationDomainId = r.node.observationDomainId;
+    c.context.templateId = c.template[r.family].id;
     c.transcoder[r.family].transcode(bytes, 0, bytes.length, c.context, this.out);
     return { key: this.out.key(), value: this.out.value() };
   }

@@ -86,12 +86,12 @@ export function scanMessage(input: Uint8Array, store: TemplateStore, visit: Data
     } else if (kind === 'data') {
       const template = store.get(odid, setId);
       if (template === undefined) {
-        out.errors.push(new IpfixError(IPFIX_ERR.UNKNOWN_TEMPLATE, `data set for unknown template ${setId} in domain ${odid}; set skipped`, { ...ctx, templateId: setId }));
+        out.errors.push(new IpfixError(IPFIX_ERR.UNKNOWN_TEMPLATE, `data set for unknown template ${setId} in domain ${odid}; set skipped`, { ...ctx, templateId: setId, setLength }));
       } else {
         visit(template, buf, start, setEnd, setIndex, out.errors);
       }
     } else {
-      out.errors.push(new IpfixError(IPFIX_ERR.RESERVED_SET_ID, `set id ${setId} is reserved; set skipped`, ctx));
+      out.errors.push(new IpfixError(IPFIX_ERR.RESERVED_SET_ID, `set id ${setId} is reserved; set skipped`, { ...ctx, setLength }));
     }
     p = setEnd;
   }
@@ -119,13 +119,8 @@ function learnTemplates(
   const content = decodeTemplateSet(buf, start, end, odid, kind === 'optionsTemplate', setIndex);
   out.errors.push(...content.errors);
   for (const t of content.templates) {
-    try {
-      store.set(t);
-      out.templates.push(store.get(odid, t.id) ?? t);
-    } catch (err) {
-      if (!(err instanceof IpfixError)) throw err;
-      out.errors.push(err);
-    }
+    store.set(t);
+    out.templates.push(store.get(odid, t.id) ?? t);
   }
   for (const templateId of content.withdrawals) {
     if (store.withdraw(odid, templateId, kind)) out.withdrawals.push({ observationDomainId: odid, templateId });

@@ -27,8 +27,11 @@ export const IPFIX_ERR = {
   BAD_SCOPE_COUNT: 'FLOWAGG_ERR_IPFIX_BAD_SCOPE_COUNT',
   /** A withdrawal that is not allowed (options template id in a template set, withdrawal over UDP is ignored silently). */
   BAD_WITHDRAWAL: 'FLOWAGG_ERR_IPFIX_BAD_WITHDRAWAL',
-  /** The store refuses more templates (memory bound). */
-  TOO_MANY_TEMPLATES: 'FLOWAGG_ERR_IPFIX_TOO_MANY_TEMPLATES',
+  /**
+   * A data set that is not a whole number of its template's records plus zero padding: sent with another layout
+   * than the template known here (a redefinition not seen yet), or corrupt. The whole set is skipped.
+   */
+  LAYOUT_MISMATCH: 'FLOWAGG_ERR_IPFIX_LAYOUT_MISMATCH',
   /** A data record cut off by the end of its set (fixed part or a variable-length field). */
   TRUNCATED_RECORD: 'FLOWAGG_ERR_IPFIX_TRUNCATED_RECORD',
   /** A field length that its abstract type cannot have (ipv4Address in 3 bytes, unsigned32 in 5). */

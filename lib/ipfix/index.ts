@@ -3,6 +3,7 @@
 export * from './types.js';
 export { IPFIX_ERR, IpfixError, isIpfixError, type IpfixErrorCode, type IpfixErrorContext } from './errors.js';
 export { TemplateStore, type TemplateStoreOptions, type Transport, sameLayout } from './template-store.js';
+export { TemplatePool, type TemplatePoolLimits, type EvictionReason } from './template-pool.js';
 export { decodeMessage, scanMessage, type DataSetVisitor, type DecodedMessage, type DecodeOptions, type ScannedMessage } from './decode-message.js';
 export { recordLayout, type RecordLayout, type ScanRecord } from './record-layout.js';
 export { recordDecoder, decodeFieldValue, type DecodeContext, type RecordDecoder } from './record-decoder.js';

@@ -77,8 +77,8 @@ function compileScanner(template: Template, segs: readonly Segment[]): ScanRecor
   return compileFunction<ScanRecord>(`scanTemplate${template.id}`, ['b', 'o', 'end', 's', 'n'], lines.join('\n'), {});
 }
 
-/** Interpreted scanning for templates too large to compile cheaply (see MAX_COMPILED_FIELDS). */
-function interpretedScanner(template: Template): ScanRecord {
+/** Interpreted scanning, for templates too large to compile cheaply (see MAX_COMPILED_FIELDS) or not worth compiling yet. */
+export function interpretedScanner(template: Template): ScanRecord {
   const lengths = template.fields.map((f) => f.length);
   return (b, o, end, s, n) => {
     let p = o;
@@ -111,21 +111,24 @@ export const MAX_COMPILED_FIELDS = 256;
 
 const layouts = new WeakMap<Template, RecordLayout>();
 
+/** The record lengths of a template, without compiling anything. */
+export function layoutShape(template: Template): Omit<RecordLayout, 'scanRecord'> {
+  let minLength = 0;
+  let varlen = false;
+  for (const f of template.fields) {
+    if (f.length === VARIABLE_LENGTH) {
+      minLength += 1;
+      varlen = true;
+    } else minLength += f.length;
+  }
+  return { fieldCount: template.fields.length, minLength, fixedLength: varlen ? undefined : minLength };
+}
+
 export function recordLayout(template: Template): RecordLayout {
   let layout = layouts.get(template);
   if (layout === undefined) {
-    let minLength = 0;
-    let varlen = false;
-    for (const f of template.fields) {
-      if (f.length === VARIABLE_LENGTH) {
-        minLength += 1;
-        varlen = true;
-      } else minLength += f.length;
-    }
     layout = Object.freeze({
-      fieldCount: template.fields.length,
-      minLength,
-      fixedLength: varlen ? undefined : minLength,
+      ...layoutShape(template),
       scanRecord: template.fields.length > MAX_COMPILED_FIELDS ? interpretedScanner(template) : compileScanner(template, segmentsOf(template)),
     });
     layouts.set(template, layout);

@@ -27,6 +27,8 @@ export const LOG_CONSUMER_STATE = 'FLOWAGG_ERR_LOG_CONSUMER_STATE';
 export const LOG_CLOSED = 'FLOWAGG_ERR_LOG_CLOSED';
 /** Embedded: another process holds the log directory's lock. */
 export const LOG_LOCKED = 'FLOWAGG_ERR_LOG_LOCKED';
+/** Embedded: the directory lock cannot be taken at all (flock(1) missing or failing). */
+export const LOG_LOCK_UNAVAILABLE = 'FLOWAGG_ERR_LOG_LOCK_UNAVAILABLE';
 /** Embedded: a closed segment that fails its checks (only the active segment may have a torn tail). */
 export const LOG_CORRUPT = 'FLOWAGG_ERR_LOG_CORRUPT';
 /** Embedded: a failed read, write or fsync; the partition refuses further appends. */

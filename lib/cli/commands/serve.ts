@@ -58,6 +58,8 @@ function recordMetrics(ingest: Ingest | undefined, processor: Processor | undefi
     numRecordsWritten: s?.written ?? 0,
     numRecordsDropped: (s?.droppedRecords ?? 0) + (p?.numRecordsDropped ?? 0),
     numRecordsLostInTransit: s?.lostInTransit ?? 0,
+    numSetsSkipped: s?.skippedSets ?? 0,
+    numBytesSkipped: s?.skippedBytes ?? 0,
     ...(p !== undefined && { numRecordsProcessed: p.numRecordsProcessed }),
     withClickHouseExporter: kinds.has('clickhouse'),
     withS3Exporter: kinds.has('s3'),

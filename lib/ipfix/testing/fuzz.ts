@@ -144,26 +144,51 @@ export interface FuzzReport {
   slowest?: { mutation: Mutation; hex: string };
 }
 
-/** Runs `iterations` mutations from `seed`; `visit` may inspect each decoded message (e.g. format it). */
+/**
+ * What is fuzzed: sessions that learn templates, and a decode of one message in a session. `decode` throws an
+ * IpfixError for a message-level problem; anything else it throws is a crash (a bug).
+ */
+export interface FuzzTarget<S> {
+  session(transport: 'udp' | 'tcp'): S;
+  decode(session: S, bytes: Uint8Array): { readonly records: number; readonly errors: readonly { readonly code: string }[] };
+}
+
+/** The codec's decoder as a fuzz target; `visit` may inspect each decoded message (e.g. format it). */
+export function decoderTarget(visit?: (d: ReturnType<typeof decodeMessage>) => void): FuzzTarget<TemplateStore> {
+  return {
+    session: (transport) => new TemplateStore({ transport, maxTemplates: 4096 }),
+    decode: (store, bytes) => {
+      const d = decodeMessage(bytes, store);
+      visit?.(d);
+      return { records: d.records.length, errors: d.errors };
+    },
+  };
+}
+
+/** Runs `iterations` mutations from `seed` against the codec's decoder. */
 export function fuzz(iterations: number, seed: number, visit?: (d: ReturnType<typeof decodeMessage>) => void): FuzzReport {
+  return fuzzTarget(decoderTarget(visit), iterations, seed);
+}
+
+/** Runs `iterations` mutations from `seed` against `target`. */
+export function fuzzTarget<S>(target: FuzzTarget<S>, iterations: number, seed: number): FuzzReport {
   const sessions = corpus();
   const all = sessions.flat();
   const rand = rng(seed);
   const report: FuzzReport = { iterations, decoded: 0, records: 0, ipfixErrors: {}, crashes: [], slowestMs: 0 };
   for (let i = 0; i < iterations; ) {
-    const session = sessions[Math.floor(rand() * sessions.length)] as Uint8Array[];
-    const store = new TemplateStore({ transport: rand() < 0.5 ? 'udp' : 'tcp', maxTemplates: 4096 });
+    const messages = sessions[Math.floor(rand() * sessions.length)] as Uint8Array[];
+    const session = target.session(rand() < 0.5 ? 'udp' : 'tcp');
     // Decode the session, corrupting some of its messages, so that data meets (corrupted) templates.
-    for (const original of session) {
+    for (const original of messages) {
       if (i >= iterations) break;
       const { bytes, mutation } = mutate(original, all[Math.floor(rand() * all.length)] as Uint8Array, rand);
       i++;
       const t0 = performance.now();
       try {
-        const d = decodeMessage(bytes, store);
-        visit?.(d);
+        const d = target.decode(session, bytes);
         report.decoded++;
-        report.records += d.records.length;
+        report.records += d.records;
         for (const e of d.errors) report.ipfixErrors[e.code] = (report.ipfixErrors[e.code] ?? 0) + 1;
       } catch (err) {
         if (isIpfixError(err)) report.ipfixErrors[err.code] = (report.ipfixErrors[err.code] ?? 0) + 1;

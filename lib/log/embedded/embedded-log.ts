@@ -26,7 +26,7 @@ const INTERNAL_SEGMENT_BYTES = 16 * 2 ** 20;
 export async function openEmbeddedLog(input: EmbeddedLogConfigInput): Promise<EmbeddedLog> {
   const config = embeddedLogConfigSchema.parse(input);
   fs.mkdirSync(config.dir, { recursive: true });
-  const lock = lockDirectory(config.dir);
+  const lock = await lockDirectory(config.dir);
   let topics: TopicRegistry | undefined;
   try {
     topics = await TopicRegistry.open(config.dir, {

@@ -1,0 +1,79 @@
+// Findings 7 and 9 of issue 11, as an operator meets them: two ingest replicas behind a UDP load balancer that
+// sends one exporter's messages to either. Neither replica counts false loss (each sees half the stream), the
+// sequence audit, reading flows.raw where all records meet, finds exactly the records that never arrived, and a
+// redefinition that reached the other replica first never turns into garbage records.
+import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type TestContext, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
+import { openEmbeddedLog } from '../lib/log/embedded/index.js';
+import { componentLogger } from '../lib/telemetry/logger.js';
+import { ingestConfig } from './config.js';
+import { createIngest, type Ingest, type IngestDeps } from './index.js';
+import { type AuditFinding } from './sequence-audit.js';
+import { startSequenceAudit } from './sequence-audit-consumer.js';
+import { agentMessages, agentTemplate, readFlowRecords } from './testing.js';
+
+async function until(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond() && Date.now() < end) await sleep(10);
+  assert.ok(cond(), `timed out waiting for ${what}`);
+}
+
+async function replica(t: TestContext, deps: IngestDeps): Promise<Ingest> {
+  const ingest = createIngest(ingestConfig.parse({ aggregatorTransportProtocol: ['udp'], ingest: { host: '127.0.0.1', port: 0, grpc: { enabled: false } } }), deps);
+  await ingest.start();
+  t.after(() => ingest.stop());
+  return ingest;
+}
+
+test('two replicas share one UDP exporter: no false loss on either, the audit finds exactly the lost records', { timeout: 120_000 }, async (t) => {
+  const log = await openEmbeddedLog({ dir: mkdtempSync(join(tmpdir(), 'flowagg-replicas-')), fsync: { policy: 'interval' } });
+  t.after(() => log.close());
+  // As on Kafka: the replicas do not judge UDP sequence numbers; the audit does.
+  const a = await replica(t, { log, replicaId: 'a', udpSequenceAccounting: false });
+  const b = await replica(t, { log, replicaId: 'b', udpSequenceAccounting: false });
+  const findings: AuditFinding[] = [];
+  const audit = await startSequenceAudit({ log, topic: 'flows.raw', logger: componentLogger('audit'), settleMs: 300, maxExporters: 100, startFrom: 'earliest', onFindings: (f) => findings.push(...f) });
+  t.after(() => audit.stop());
+  const socket = createSocket('udp4');
+  await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r));
+  t.after(() => socket.close());
+  const encoder = new MessageEncoder({ observationDomainId: 1 });
+  encoder.addTemplate(agentTemplate());
+  socket.send(encoder.flush()[0]!, a.ports.udp!, '127.0.0.1');
+  await until(() => b.stats().udpSessions === 1, 'b to learn the template from ipfix.templates');
+  // 100 messages of 5 records, alternately to a and b; messages 40 and 41 are lost on the way.
+  let sent = 0;
+  for (let i = 0; i < 100; i++) {
+    const [m] = agentMessages(encoder, agentTemplate(), i * 5, 5, false);
+    if (i === 40 || i === 41) continue;
+    socket.send(m!, (i % 2 === 0 ? a : b).ports.udp!, '127.0.0.1');
+    sent += 5;
+    if (i % 10 === 0) await sleep(5);
+  }
+  await until(() => a.stats().written + b.stats().written === sent, 'every record sent to reach flows.raw');
+  await until(() => findings.reduce((n, f) => n + f.lost, 0) >= 10, 'the audit to judge the stream');
+  await sleep(1500);
+  assert.equal(findings.reduce((n, f) => n + f.lost, 0), 10, 'the two lost messages\' records, and nothing else');
+  assert.equal(findings.reduce((n, f) => n + f.late + f.resets, 0), 0);
+  assert.ok(findings.every((f) => f.exporter === '127.0.0.1'));
+  assert.equal(a.stats().lostInTransit + b.stats().lostInTransit, 0, 'neither replica counts the other\'s half as lost');
+
+  // A redefinition reaches a; data in the new layout reaches b before the topic brings it: skipped, not garbage.
+  const redefined = { ...agentTemplate(), fields: agentTemplate().fields.slice(0, 20) };
+  const before = b.stats().skippedSets;
+  const next = new MessageEncoder({ observationDomainId: 1, initialSequenceNumber: 500 });
+  next.addTemplate(redefined);
+  const [definition] = next.flush();
+  const [data] = agentMessages(next, redefined, 0, 7, false);
+  socket.send(data!, b.ports.udp!, '127.0.0.1');
+  await until(() => b.stats().messages > 0 && b.stats().skippedSets > before, 'b to skip the data it cannot read yet');
+  socket.send(definition!, a.ports.udp!, '127.0.0.1');
+  const records = (await readFlowRecords(log)).map((r) => r.record);
+  assert.equal(records.length, sent, 'nothing of the mismatched layout was written');
+});
