@@ -1,7 +1,10 @@
 // Builders and fakes for the processor's tests and benchmark: FlowRecords from a few readable values,
 // an in-memory MetadataSource, and the reference decoding of what the processor wrote. Production code
 // never imports this file.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { flowKeyOfRecord } from '../ingest/records/flow-key.js';
 import { parseIpv4Into, parseIpv6Into } from '../lib/ipfix/text.js';
+import { type MessageLog } from '../lib/log/types.js';
 import { type MetadataSource, type NodeInfo, type PodInfo, type ServiceInfo } from '../lib/k8s/metadata.js';
 import { FLOW_RECORD_FIELDS, type FlowRecord, flowRecordReader, flowRecordWriter } from '../schemas/flow-record.js';
 import { FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
@@ -98,4 +101,26 @@ export function staticMetadata(pods: readonly InventoryPod[], nodes: readonly No
     close: async () => {},
   };
   return source;
+}
+
+/** Writes specs to flows.raw keyed by their flow key, as ingest does (the key picks the partition). */
+export async function produceSpecs(log: MessageLog, topic: string, specs: readonly RecordSpec[]): Promise<void> {
+  const records = specs.map((spec) => {
+    const record = flowRecord(spec);
+    return { key: flowKeyOfRecord(record), value: writer.encode(record) };
+  });
+  for (let i = 0; i < records.length; i += 5000) await log.producer().send(topic, records.slice(i, i + 5000));
+}
+
+/** Resolves once `groupId` committed every partition of `topic` up to its end (waits for the event, bounded). */
+export async function waitCaughtUp(log: MessageLog, groupId: string, topic: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ends = await log.admin().fetchTopicOffsets(topic);
+    const lag = await log.admin().fetchGroupLag(groupId);
+    const behind = ends.filter((e) => e.high > 0 && (lag.find((l) => l.topic === topic && l.partition === e.partition)?.committed ?? 0) < e.high);
+    if (behind.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`group ${groupId} did not catch up with ${topic} in ${timeoutMs} ms: behind on ${behind.map((b) => b.partition).join(', ')}`);
+    await sleep(20);
+  }
 }

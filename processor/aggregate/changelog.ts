@@ -25,6 +25,9 @@ const PLAIN_INTS = I_WIDTH - I_SERVICE_PORT;
 const STATS_LENGTH = 2 + U_WIDTH + 4 * PLAIN_INTS + 8 * F_WIDTH;
 
 export const WATERMARK_KEY = Buffer.from([0xff, 0x01]);
+/** Flow keys are 6 (no addresses), 14 (IPv4) or 38 (IPv6) bytes; identity keys one more. */
+const FLOW_KEY_LENGTHS = new Set([6, 14, 38]);
+const IDENTITY_KEY_LENGTHS = new Set([7, 15, 39]);
 
 export function identityKey(flowKey: string): Buffer {
   const b = Buffer.allocUnsafe(flowKey.length + 1);
@@ -112,7 +115,8 @@ export function applyChangelogRecord(store: FlowStore, key: Buffer, value: Buffe
     if (value === null || value.length !== 18 || value[0] !== VERSION || value[1] !== KIND_WATERMARK) throw corrupt('not a watermark record', key);
     return { kind: 'watermark', watermark: value.readDoubleLE(2), nextSeq: value.readDoubleLE(10) };
   }
-  const identity = key.length === 7 || key.length === 15 || key.length === 39;
+  const identity = IDENTITY_KEY_LENGTHS.has(key.length);
+  if (!identity && !FLOW_KEY_LENGTHS.has(key.length)) throw corrupt(`a key of ${key.length} bytes is no flow key`, key);
   const flowKey = latin1(key, 0, identity ? key.length - 1 : key.length);
   if (value === null) {
     const slot = store.slotOf(flowKey);
