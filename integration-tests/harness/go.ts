@@ -4,14 +4,20 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, delimiter, join, sep } from 'node:path';
 import { type TestContext } from 'node:test';
 import { requireTools, runTool, type Tool } from './tools.js';
 
 export const GO: Tool = { command: 'go', debianPackage: 'golang-go' };
 
 const ROOT = join(import.meta.dirname, '..', 'go');
-const CACHE = join(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'flowagg-go');
+const REPO = join(import.meta.dirname, '..', '..');
+const CACHE = join(REPO, 'node_modules', '.cache', 'flowagg-go');
+const PROTO_DIR = join(REPO, 'schemas', 'proto');
+const PROTO_FILES = ['flow.proto', 'service.proto'];
+/** The code generators, at the versions Antrea generates with (reference §0); .ci/run installs the same. */
+const PLUGINS = ['google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12', 'google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2'];
+export const PROTOC: Tool = { command: 'protoc', debianPackage: 'protobuf-compiler' };
 
 /** Source files of a Go program, generated code included, in a stable order. */
 function sources(dir: string): string[] {
@@ -21,22 +27,49 @@ function sources(dir: string): string[] {
     .sort();
 }
 
-/** The executable of integration-tests/go/<name>, built when its sources changed. */
-export async function goProgram(name: string): Promise<string> {
+/**
+ * Generates the Go code of flowagg's .proto files (schemas/proto) into <dir>/flowpb with protoc and the Go
+ * plugins, installing the plugins through the Go module proxy when they are missing.
+ */
+async function generateProto(dir: string): Promise<void> {
+  const gobin = join((await runTool('go', ['env', 'GOPATH'], { timeoutMs: 30_000 })).stdout.trim(), 'bin');
+  for (const plugin of PLUGINS) {
+    const command = plugin.slice(plugin.lastIndexOf('/') + 1, plugin.indexOf('@'));
+    if (!existsSync(join(gobin, command))) await runTool('go', ['install', plugin], { timeoutMs: 300_000 });
+  }
+  const mapping = PROTO_FILES.map((f) => `M${f}=flowagg.test/${basename(dir)}/flowpb`).join(',');
+  await mkdir(join(dir, 'flowpb'), { recursive: true });
+  await runTool('protoc', [
+    '-I', PROTO_DIR, '-I', '/usr/include',
+    '--go_out=flowpb', `--go_opt=paths=source_relative,${mapping}`,
+    '--go-grpc_out=flowpb', `--go-grpc_opt=paths=source_relative,${mapping}`,
+    ...PROTO_FILES,
+  ], { cwd: dir, timeoutMs: 60_000, env: { PATH: `${gobin}${delimiter}${process.env.PATH ?? ''}` } });
+}
+
+export interface GoProgramOptions {
+  /** The program imports the Go code generated from schemas/proto (package flowpb). */
+  readonly proto?: boolean;
+}
+
+/** The executable of integration-tests/go/<name>, built when its sources (or the .proto files it uses) changed. */
+export async function goProgram(name: string, opts: GoProgramOptions = {}): Promise<string> {
   const dir = join(ROOT, name);
   const hash = createHash('sha256');
-  for (const f of sources(dir)) hash.update(f).update(readFileSync(f));
+  const inputs = [...sources(dir).filter((f) => !f.includes(`${sep}flowpb${sep}`)), ...(opts.proto ? PROTO_FILES.map((f) => join(PROTO_DIR, f)) : [])];
+  for (const f of inputs) hash.update(f).update(readFileSync(f));
   const out = join(CACHE, `${name}-${hash.digest('hex').slice(0, 16)}`);
   if (existsSync(out)) return out;
   await mkdir(CACHE, { recursive: true });
+  if (opts.proto) await generateProto(dir);
   // -mod=mod: the module cache (filled by .ci/run's `go mod download`) rather than a vendor directory.
   await runTool('go', ['build', '-mod=mod', '-o', out, '.'], { cwd: dir, timeoutMs: 300_000, env: { CGO_ENABLED: '0' } });
   return out;
 }
 
-/** The program, or undefined after skipping the test (failing it in CI) when Go is missing. */
-export async function requireGoProgram(t: TestContext, name: string): Promise<string | undefined> {
-  return requireTools(t, GO) ? goProgram(name) : undefined;
+/** The program, or undefined after skipping the test (failing it in CI) when Go (or protoc) is missing. */
+export async function requireGoProgram(t: TestContext, name: string, opts: GoProgramOptions = {}): Promise<string | undefined> {
+  return requireTools(t, GO, ...(opts.proto ? [PROTOC] : [])) ? goProgram(name, opts) : undefined;
 }
 
 export interface TlsCheckResult {
