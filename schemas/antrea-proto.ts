@@ -9,8 +9,16 @@ export const GET_FLOWS_PATH = `/${ANTREA_FLOW_PACKAGE}.FlowStreamService/GetFlow
 
 const PROTO_DIR = new URL('./proto/', import.meta.url);
 
-/** The schema: both files, with google/protobuf/timestamp.proto from protobufjs's bundled well-known types. */
-export const ANTREA_PROTO: protobuf.Root = protobuf.loadSync(['flow.proto', 'service.proto'].map((f) => new URL(f, PROTO_DIR).pathname));
+/**
+ * The schema: both files, with google/protobuf/timestamp.proto from protobufjs's bundled well-known types.
+ * Field names are kept as the .proto spells them (source_pod_name, not sourcePodName).
+ */
+export const ANTREA_PROTO: protobuf.Root = new protobuf.Root().loadSync(['flow.proto', 'service.proto'].map((f) => new URL(f, PROTO_DIR).pathname), { keepCase: true });
+
+/** Field numbers of a message type, by field name. */
+export function fieldNumbers(type: string): Readonly<Record<string, number>> {
+  return Object.fromEntries(Object.values(antreaType(type).fields).map((f) => [f.name, f.id]));
+}
 
 /** A message type of the package, by its short name (Flow, ExportRequest, GetFlowsRequest, ...). */
 export function antreaType(name: string): protobuf.Type {
