@@ -1,7 +1,7 @@
 // Go reads flowagg's certificates (issue 9): the CA, server and client certificates ingest issues, and
 // their replacements after a rotation, are parsed and verified by Go's crypto/x509, and a Go client, as an
-// Antrea Agent dials, completes a TLS handshake with the IPFIX-over-TLS listener. (The gRPC collector's
-// handshake, with ALPN h2, is checked in ingest/grpc's interop test.)
+// Antrea Agent dials, completes a TLS handshake with the IPFIX-over-TLS listener and, with ALPN h2, with the
+// gRPC collector.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,14 +55,14 @@ test('Go parses and verifies the issued CA, server and client certificates, befo
   assert.match(after.find((r) => r.check === 'verify' && r.target.endsWith('client.crt'))!.subject!, /^CN=flow-aggregator-client-certificate@\d+$/);
 });
 
-test('a Go client with the issued client certificate completes a TLS handshake with the IPFIX-over-TLS collector', async (t) => {
+test('a Go client with the issued client certificate completes TLS handshakes with the IPFIX-over-TLS and gRPC collectors', async (t) => {
   const program = await requireGoProgram(t, 'tlscheck');
   if (program === undefined) return;
   const root = mkdtempSync(join(tmpdir(), 'flowagg-go-tls-'));
   const log = await openEmbeddedLog({ dir: join(root, 'log'), fsync: { policy: 'interval' } });
   t.after(() => log.close());
   const certDir = join(root, 'tls');
-  const config = ingestConfig.parse({ aggregatorTransportProtocol: 'tls', ingest: { host: '127.0.0.1', port: 0, tls: { mode: 'directory', dir: certDir } } });
+  const config = ingestConfig.parse({ aggregatorTransportProtocol: 'tls', ingest: { host: '127.0.0.1', port: 0, grpc: { port: 0 }, tls: { mode: 'directory', dir: certDir } } });
   const ingest = createIngest(config, { log });
   await ingest.start();
   t.after(() => ingest.stop());
@@ -71,4 +71,7 @@ test('a Go client with the issued client certificate completes a TLS handshake w
   const handshake = results.find((r) => r.check === 'handshake')!;
   assert.match(handshake.version!, /^TLS 1\.[23]$/);
   assert.match(handshake.subject!, /^CN=flow-aggregator@\d+$/);
+  const grpc = await goTlsCheck(program, { ...files(certDir), serverName: SERVICE_NAME, alpn: 'h2', dial: [`127.0.0.1:${ingest.ports.grpc}`] });
+  assertAllOk(grpc, 6);
+  assert.equal(grpc.find((r) => r.check === 'handshake')!.alpn, 'h2');
 });
