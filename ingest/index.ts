@@ -179,7 +179,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
       }
       await producer.close();
       state = 'stopped';
-      logger.info(pipeline.stats(), 'ingest stopped');
+      logger.info(this.stats(), 'ingest stopped');
     },
     stats() {
       const s = pipeline.stats();
