@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
 import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
 import { ingestConfig } from '../config.js';
-import { createIngest, type Ingest } from '../index.js';
+import { createIngest } from '../index.js';
 import { agentFlow, encodeMessage } from './testing.js';
 
 const identity = (b: Buffer) => b;

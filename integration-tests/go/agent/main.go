@@ -4,10 +4,10 @@
 // come from and go to files of length-delimited protobuf (a varint length, then the message), which the
 // TypeScript tests write and read, so that the flows are marshalled and unmarshalled by Go's protobuf.
 //
-//	agent -mode export   -addr A -flows FILE [-total N] [-streams S] [-batch B] [-halfclose]
+//	agent -mode export   -addr A -flows FILE [-total N] [-streams S] [-conns C] [-batch B] [-hold D] [-halfclose]
 //	agent -mode getflows -addr A -request FILE -out FILE
 //
-// export sends the file's flows (cycling until -total) on S concurrent Export streams, B flows per
+// export sends the file's flows (cycling until -total) on S concurrent Export streams over C connections, B flows per
 // ExportRequest (Antrea: 1, on one endless stream), and prints {"sent", "seconds", "code", "message"}.
 // With -halfclose each stream is closed and its ExportResponse awaited, else the connection is closed.
 // getflows makes one GetFlows call and writes each GetFlowsResponse to -out; it prints the final status.
@@ -102,7 +102,7 @@ func report(o outcome, err error) {
 	fmt.Println(string(line))
 }
 
-func export(conn *grpc.ClientConn, flowsFile string, total int64, streams, batch int, halfClose bool) {
+func export(conns []*grpc.ClientConn, flowsFile string, total int64, streams, batch int, halfClose bool, hold time.Duration) {
 	var flows []*pb.Flow
 	for _, b := range readDelimited(flowsFile) {
 		f := &pb.Flow{}
@@ -114,7 +114,6 @@ func export(conn *grpc.ClientConn, flowsFile string, total int64, streams, batch
 	if total <= 0 {
 		total = int64(len(flows))
 	}
-	client := pb.NewFlowExportServiceClient(conn)
 	var next, sent atomic.Int64
 	var firstErr error
 	var once sync.Once
@@ -124,7 +123,7 @@ func export(conn *grpc.ClientConn, flowsFile string, total int64, streams, batch
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			stream, err := client.Export(context.Background())
+			stream, err := pb.NewFlowExportServiceClient(conns[s%len(conns)]).Export(context.Background())
 			if err != nil {
 				once.Do(func() { firstErr = err })
 				return
@@ -150,6 +149,7 @@ func export(conn *grpc.ClientConn, flowsFile string, total int64, streams, batch
 				}
 				sent.Add(int64(len(req.Flows)))
 			}
+			time.Sleep(hold)
 			if halfClose {
 				if _, err := stream.CloseAndRecv(); err != nil {
 					once.Do(func() { firstErr = err })
@@ -210,16 +210,21 @@ func main() {
 	streams := flag.Int("streams", 1, "export: concurrent Export streams on the connection")
 	batch := flag.Int("batch", 1, "export: flows per ExportRequest")
 	halfClose := flag.Bool("halfclose", false, "export: half-close each stream and wait for its response")
+	connections := flag.Int("conns", 1, "export: connections the streams are spread over")
+	hold := flag.Duration("hold", 0, "export: how long streams stay open after their last flow")
 	requestFile := flag.String("request", "", "getflows: one length-delimited GetFlowsRequest")
 	outFile := flag.String("out", "", "getflows: where to write the responses")
 	flag.Parse()
-	conn := dial(*addr, *ca, *cert, *key, *serverName)
-	defer conn.Close()
+	conns := make([]*grpc.ClientConn, *connections)
+	for i := range conns {
+		conns[i] = dial(*addr, *ca, *cert, *key, *serverName)
+		defer conns[i].Close()
+	}
 	switch *mode {
 	case "export":
-		export(conn, *flowsFile, *total, *streams, *batch, *halfClose)
+		export(conns, *flowsFile, *total, *streams, *batch, *halfClose, *hold)
 	case "getflows":
-		getFlows(conn, *requestFile, *outFile)
+		getFlows(conns[0], *requestFile, *outFile)
 	default:
 		fail("unknown mode %q", *mode)
 	}
