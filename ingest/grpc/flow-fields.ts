@@ -213,16 +213,25 @@ function skip(b: Uint8Array, p: number, end: number, wireType: number, fieldNumb
   }
 }
 
+/** The last tag read by readTag. */
+const tag = { fieldNumber: 0, wireType: 0 };
+
+/** Reads the tag at b[p] into `tag`; returns the position after it. */
+function readTag(b: Uint8Array, p: number, end: number): number {
+  varint.read(b, p, end, 'tag');
+  tag.fieldNumber = (varint.lo >>> 3) + varint.hi * 0x20000000;
+  tag.wireType = varint.lo & 7;
+  if (tag.fieldNumber === 0) throw malformed('field number 0', 'tag', p);
+  return varint.p;
+}
+
 function readMessage(table: MessageTable, b: Uint8Array, p: number, end: number, out: FlowFields): void {
   while (p < end) {
-    varint.read(b, p, end, 'tag');
     const tagAt = p;
-    p = varint.p;
-    const fieldNumber = (varint.lo >>> 3) + varint.hi * 0x20000000;
-    const wireType = varint.lo & 7;
+    p = readTag(b, p, end);
+    const { fieldNumber, wireType } = tag;
     const action = table[fieldNumber];
-    if (action === undefined || fieldNumber === 0) {
-      if (fieldNumber === 0) throw malformed('field number 0', 'tag', tagAt);
+    if (action === undefined) {
       p = skip(b, p, end, wireType, fieldNumber);
       continue;
     }
@@ -272,13 +281,10 @@ export function forEachFlow(b: Uint8Array, each: (start: number, end: number) =>
   let count = 0;
   const end = b.length;
   while (p < end) {
-    varint.read(b, p, end, 'tag');
     const tagAt = p;
-    p = varint.p;
-    const fieldNumber = (varint.lo >>> 3) + varint.hi * 0x20000000;
-    const wireType = varint.lo & 7;
+    p = readTag(b, p, end);
+    const { fieldNumber, wireType } = tag;
     if (fieldNumber !== FLOWS_FIELD) {
-      if (fieldNumber === 0) throw malformed('field number 0', 'tag', tagAt);
       p = skip(b, p, end, wireType, fieldNumber);
       continue;
     }
