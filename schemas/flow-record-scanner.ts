@@ -1,0 +1,255 @@
+// The fast way to read framed FlowRecords: a scanner compiled once per writer schema (as avsc compiles
+// its readers, and as ingest/records/transcode.ts compiles the IPFIX → Avro direction) that walks the
+// Avro body and leaves, for every field of the current schema, where it is and what it holds, in typed
+// arrays reused from record to record:
+//   num[i]    the value of an int, long or enum field (the enum's symbol index); NaN when null or absent
+//   start[i]  the offset in the buffer of a string, bytes or fixed value (extras: of the whole array);
+//             -1 when null or absent
+//   length[i] its length in bytes (extras: num[i] holds the item count)
+//   at[i]     the offset where field i's encoding starts (its union index), at[FIELD_COUNT] the body's
+//             end; only for values written with the current schema (`current`), for splicing
+// No object, string or Buffer is made per record: callers decode only the strings they need
+// (buf.utf8Slice(start, start + length)) and copy byte ranges as they are. The reference path is avsc
+// (flowRecordReader), and flow-record-scanner.test.ts checks both agree on random records.
+//
+// A writer schema's field order may differ from the current one and fields may be missing or extra
+// (docs/schemas.md): fields are matched by name, extra ones skipped, missing ones left null.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import avro from 'avsc';
+import { compileFunction } from '../lib/ipfix/codegen.js';
+import { FlowaggError } from '../lib/errors.js';
+import { SCHEMA_BAD_BODY, SCHEMA_BAD_FRAMING, SCHEMA_UNKNOWN_WRITER } from './errors.js';
+import { schemaFingerprint, SINGLE_OBJECT_MARKER } from './avro.js';
+import { FLOW_RECORD_FIELDS, FLOW_RECORD_HISTORY, FLOW_RECORD_SCHEMA } from './flow-record.js';
+
+export const FIELD_COUNT = FLOW_RECORD_FIELDS.length;
+
+/** Field index by name in the current schema: `s.num[FIELD.protocolIdentifier]`. */
+export const FIELD: Readonly<Record<string, number>> = Object.freeze(Object.fromEntries(FLOW_RECORD_FIELDS.map((f, i) => [f.name, i])));
+
+/** The index of a field of the current schema; throws for a name the schema does not have. */
+export function fieldIndex(name: string): number {
+  const i = FIELD[name];
+  if (i === undefined) throw new Error(`the FlowRecord schema has no field ${name}`);
+  return i;
+}
+
+const SINGLE_OBJECT_HEADER = 10;
+
+/** Buffer's native UTF-8 slice, which toString('utf8', ...) calls after checking its arguments. */
+interface Utf8Slicer {
+  utf8Slice(start: number, end: number): string;
+}
+
+/** The text of b[start, end), decoded as UTF-8. */
+export function utf8(b: Buffer, start: number, end: number): string {
+  return (b as unknown as Utf8Slicer).utf8Slice(start, end);
+}
+const CONFLUENT_HEADER = 5;
+
+export class ScannedRecord {
+  readonly num = new Float64Array(FIELD_COUNT);
+  readonly start = new Int32Array(FIELD_COUNT);
+  readonly length = new Int32Array(FIELD_COUNT);
+  readonly at = new Int32Array(FIELD_COUNT + 1);
+  /** The value scanned last. */
+  buf: Buffer = Buffer.alloc(0);
+  /** Offset of the Avro body (after the framing header). */
+  bodyStart = 0;
+  /** Whether it was written with the current schema: `at` is valid and byte ranges can be spliced. */
+  current = false;
+
+  /** A string field's value ("" when null). */
+  text(i: number): string {
+    const s = this.start[i]!;
+    return s < 0 ? '' : utf8(this.buf, s, s + this.length[i]!);
+  }
+
+  /** A string field's value, or null. */
+  textOrNull(i: number): string | null {
+    const s = this.start[i]!;
+    return s < 0 ? null : utf8(this.buf, s, s + this.length[i]!);
+  }
+
+  /** Whether a string field holds a non-empty string. */
+  hasText(i: number): boolean {
+    return this.length[i]! > 0 && this.start[i]! >= 0;
+  }
+
+  /** A number field's value, 0 when null. */
+  num0(i: number): number {
+    const v = this.num[i]!;
+    return v === v ? v : 0;
+  }
+}
+
+/** Scans the Avro body at b[p..end) into r; returns the offset after it, or -1 when it is malformed. */
+type ScanBody = (b: Buffer, p: number, end: number, r: ScannedRecord) => number;
+
+// ---- helpers the generated code calls ----
+
+let varintEnd = 0;
+
+/** Reads a zig-zag varint at p (int or long, up to 2^53); the position after it is left in varintEnd. */
+function zz(b: Buffer, p: number): number {
+  let c = b[p++]!;
+  if (c < 0x80) {
+    varintEnd = p;
+    return c & 1 ? -((c + 1) / 2) : c / 2;
+  }
+  let v = c & 0x7f;
+  let scale = 0x80;
+  for (let i = 1; i < 10; i++) {
+    c = b[p++]!;
+    // Past the end of the buffer c is undefined: the loop ends and the caller's bounds check fails.
+    if (c === undefined) break;
+    v += (c & 0x7f) * scale;
+    scale *= 0x80;
+    if (c < 0x80) break;
+  }
+  varintEnd = p;
+  return v % 2 === 1 ? -((v + 1) / 2) : v / 2;
+}
+
+/** Skips an array of ExtraField records (pen long, id int, value bytes) at p; returns [end, count] via varintEnd. */
+function skipExtras(b: Buffer, p: number, end: number): number {
+  let count = 0;
+  for (;;) {
+    let n = zz(b, p);
+    p = varintEnd;
+    if (n === 0) break;
+    if (n < 0) {
+      n = -n;
+      zz(b, p); // block size in bytes, not needed
+      p = varintEnd;
+    }
+    for (let k = 0; k < n; k++) {
+      if (p >= end) return -1;
+      zz(b, p);
+      zz(b, varintEnd);
+      const len = zz(b, varintEnd);
+      if (len < 0) return -1;
+      p = varintEnd + len;
+    }
+    count += n;
+    if (p > end) return -1;
+  }
+  varintEnd = count;
+  return p;
+}
+
+const helpers = { zz, skipExtras, vend: () => varintEnd };
+
+// ---- code generation ----
+
+type AvscType = avro.Type & { typeName: string; size?: number; types?: AvscType[]; itemsType?: AvscType; underlyingType?: AvscType };
+
+function valueCode(t: AvscType, i: number, path: string): string {
+  const store = i >= 0;
+  switch (t.typeName) {
+    case 'int':
+    case 'long':
+    case 'enum':
+      return `${store ? `r.num[${i}] = ` : ''}zz(b, p); p = vend();`;
+    case 'string':
+    case 'bytes':
+      return `{ const n = zz(b, p); p = vend(); if (n < 0) return -1; ${store ? `r.start[${i}] = p; r.length[${i}] = n; ` : ''}p += n; }`;
+    case 'fixed':
+      return `${store ? `r.start[${i}] = p; r.length[${i}] = ${t.size!}; ` : ''}p += ${t.size!};`;
+    case 'array':
+      return `{ ${store ? `r.start[${i}] = p; ` : ''}const q = skipExtras(b, p, end); if (q < 0) return -1; ${store ? `r.length[${i}] = q - p; r.num[${i}] = vend(); ` : ''}p = q; }`;
+    default:
+      if (t.underlyingType !== undefined) return valueCode(t.underlyingType, i, path);
+      throw new Error(`${path}: the scanner cannot read Avro type ${t.typeName}`);
+  }
+}
+
+function nullCode(i: number): string {
+  return i < 0 ? '' : `r.num[${i}] = NaN; r.start[${i}] = -1; r.length[${i}] = 0;`;
+}
+
+function fieldCode(t: AvscType, i: number, name: string): string {
+  if (t.typeName !== 'union:unwrapped' && t.typeName !== 'union:wrapped') return valueCode(t, i, name);
+  const branches = t.types!;
+  if (branches.length !== 2 || branches[0]!.typeName !== 'null') throw new Error(`${name}: the scanner reads only ["null", T] unions`);
+  return `{ const u = b[p++]; if (u === 0) { ${nullCode(i)} } else if (u === 2) { ${valueCode(branches[1]!, i, name)} } else return -1; }`;
+}
+
+function compileScanner(schema: unknown, current: boolean): ScanBody {
+  const type = avro.Type.forSchema(schema as avro.Schema) as unknown as { fields: { name: string; type: AvscType }[] };
+  const present = new Set<number>();
+  const lines: string[] = [];
+  for (const f of type.fields) {
+    const i = FIELD[f.name] ?? -1;
+    if (i >= 0) present.add(i);
+    if (current) lines.push(`r.at[${i}] = p;`);
+    lines.push(fieldCode(f.type, i, f.name));
+  }
+  // Fields of the current schema the writer does not have: null, whatever the last record held.
+  const absent = FLOW_RECORD_FIELDS.map((_, i) => i).filter((i) => !present.has(i));
+  if (current) lines.push(`r.at[${FIELD_COUNT}] = p;`);
+  const body = [...absent.map(nullCode), ...lines, 'return p;'].join('\n');
+  return compileFunction<ScanBody>(current ? 'scanFlowRecord' : 'scanOlderFlowRecord', ['b', 'p', 'end', 'r'], body, helpers);
+}
+
+interface Writer {
+  readonly scan: ScanBody;
+  readonly current: boolean;
+}
+
+/**
+ * Scans framed FlowRecords of the current schema and of every earlier one in schemas/history (and any
+ * registered later), single-object or Confluent framed.
+ */
+export class FlowRecordScanner {
+  private readonly byFingerprint = new Map<bigint, Writer>();
+  private readonly byConfluentId = new Map<number, Writer>();
+  private readonly currentLo: number;
+  private readonly currentHi: number;
+  private readonly currentWriter: Writer;
+
+  constructor(confluentId?: number, history: URL = FLOW_RECORD_HISTORY) {
+    const fp = schemaFingerprint(FLOW_RECORD_SCHEMA);
+    this.currentLo = fp.readUInt32LE(0);
+    this.currentHi = fp.readUInt32LE(4);
+    this.currentWriter = this.register(FLOW_RECORD_SCHEMA, confluentId);
+    const files = existsSync(history) ? readdirSync(history).filter((f) => /^flow-record-v\d+\.avsc$/.test(f)) : [];
+    for (const f of files) this.register(JSON.parse(readFileSync(new URL(f, history), 'utf8')));
+  }
+
+  register(schema: unknown, confluentId?: number): Writer {
+    const fingerprint = schemaFingerprint(schema).readBigUInt64LE(0);
+    let writer = this.byFingerprint.get(fingerprint);
+    if (writer === undefined) {
+      const current = schema === FLOW_RECORD_SCHEMA;
+      writer = { scan: compileScanner(schema, current), current };
+      this.byFingerprint.set(fingerprint, writer);
+    }
+    if (confluentId !== undefined) this.byConfluentId.set(confluentId, writer);
+    return writer;
+  }
+
+  /** Scans the framed value `buf` into `r`; throws FlowaggError (SCHEMA_*) when it cannot be read. */
+  scan(buf: Buffer, r: ScannedRecord): void {
+    let writer: Writer | undefined;
+    let offset: number;
+    if (buf.length >= SINGLE_OBJECT_HEADER && buf[0] === SINGLE_OBJECT_MARKER[0] && buf[1] === SINGLE_OBJECT_MARKER[1]) {
+      writer = buf.readUInt32LE(2) === this.currentLo && buf.readUInt32LE(6) === this.currentHi ? this.currentWriter : this.byFingerprint.get(buf.readBigUInt64LE(2));
+      if (writer === undefined) throw new FlowaggError(SCHEMA_UNKNOWN_WRITER, `unknown writer schema fingerprint ${buf.readBigUInt64LE(2).toString(16)}`);
+      offset = SINGLE_OBJECT_HEADER;
+    } else if (buf.length >= CONFLUENT_HEADER && buf[0] === 0) {
+      writer = this.byConfluentId.get(buf.readUInt32BE(1));
+      if (writer === undefined) throw new FlowaggError(SCHEMA_UNKNOWN_WRITER, `unknown Confluent schema id ${buf.readUInt32BE(1)}`);
+      offset = CONFLUENT_HEADER;
+    } else {
+      throw new FlowaggError(SCHEMA_BAD_FRAMING, `not a framed Avro value: starts with ${buf.subarray(0, 2).toString('hex')}, length ${buf.length}`);
+    }
+    r.buf = buf;
+    r.bodyStart = offset;
+    r.current = writer.current;
+    const end = writer.scan(buf, offset, buf.length, r);
+    if (end !== buf.length) {
+      throw new FlowaggError(SCHEMA_BAD_BODY, end < 0 || end > buf.length ? 'Avro body malformed or truncated' : `${buf.length - end} trailing bytes after the Avro body`);
+    }
+  }
+}
