@@ -99,6 +99,7 @@ export function withProducer(log: MessageLog, producer: Producer): MessageLog {
     producer: () => producer,
     transactionalProducer: (id) => log.transactionalProducer(id),
     consumer: (config) => log.consumer(config),
+    reader: (config) => log.reader(config),
     admin: () => log.admin(),
     close: () => log.close(),
   };

@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isFlowaggError } from '../errors.js';
-import { LOG_GROUP_ACTIVE, LOG_PARTITION_OUT_OF_RANGE, LOG_TXN_STATE, LOG_UNKNOWN_TOPIC } from './errors.js';
+import { LOG_CLOSED, LOG_GROUP_ACTIVE, LOG_PARTITION_OUT_OF_RANGE, LOG_TXN_STATE, LOG_UNKNOWN_TOPIC } from './errors.js';
 import { partitionForKey } from './partitioner.js';
-import { type Consumer, type ConsumerConfig, type LogRecord, type MessageLog, type ProduceRecord, type TopicPartition } from './types.js';
+import { type Consumer, type ConsumerConfig, type LogRecord, type MessageLog, type ProduceRecord, type Reader, type TopicPartition } from './types.js';
 
 export interface LogContractOptions {
   /** Upper bound of every wait for delivery or rebalance. Default 60 s. */
@@ -341,11 +341,111 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
       }
     });
 
+    test('a reader fetches a partition from an offset without joining a group, and waits for new records up to its bound', async () => {
+      const topic = await createTopic('reader', 2);
+      await log.producer().send(topic, Array.from({ length: 30 }, (_, i) => ({ key: null, value: value(`r${i}`), partition: 0 })));
+      await log.producer().send(topic, [{ key: null, value: value('other'), partition: 1 }]);
+      const groupsBefore = (await log.admin().listGroups()).length;
+      const reader = log.reader();
+      try {
+        const tp = { topic, partition: 0 };
+        const first = await reader.fetch(tp, 10, { maxRecords: 15 });
+        assert.deepEqual(first.records.map((r) => text(r.value)), Array.from({ length: 15 }, (_, i) => `r${10 + i}`));
+        assert.ok(first.records.every((r) => r.topic === topic && r.partition === 0));
+        assert.deepEqual([first.next, first.highWatermark], [25, 30]);
+        const rest = await reader.fetch(tp, first.next);
+        assert.deepEqual(rest.records.map((r) => r.offset), [25, 26, 27, 28, 29]);
+        assert.equal(rest.next, 30);
+        const caughtUp = await reader.fetch(tp, 30);
+        assert.deepEqual([caughtUp.records.length, caughtUp.next, caughtUp.highWatermark], [0, 30, 30]);
+        // A fetch at the end waits for the next record, within its bound.
+        const waiting = reader.fetch(tp, 30, { maxWaitMs: timeoutMs });
+        await sleep(50);
+        await log.producer().send(topic, [{ key: null, value: value('late'), partition: 0 }]);
+        const late = await waiting;
+        assert.deepEqual(late.records.map((r) => [r.offset, text(r.value)]), [[30, 'late']]);
+        assert.equal(late.next, 31);
+        const quiet = await reader.fetch(tp, 31, { maxWaitMs: quietMs });
+        assert.deepEqual([quiet.records.length, quiet.next], [0, 31], 'nothing arrived within the bound');
+        const beyond = await reader.fetch(tp, 1000);
+        assert.deepEqual([beyond.records.length, beyond.next], [0, 31], 'beyond the log end reads from the log end');
+        const other = await reader.fetch({ topic, partition: 1 }, 0);
+        assert.deepEqual(other.records.map((r) => text(r.value)), ['other']);
+        assert.equal((await log.admin().listGroups()).length, groupsBefore, 'the reader joined no group');
+      } finally {
+        await reader.close();
+      }
+    });
+
+    test('a read_committed reader skips aborted transactions and stops at an open one; read_uncommitted sees them', async () => {
+      const topic = await createTopic('reader-txn', 1);
+      const producer = log.transactionalProducer(unique('reader-txn'));
+      const committed = log.reader();
+      const uncommitted = log.reader({ isolation: 'read_uncommitted' });
+      const tp = { topic, partition: 0 };
+      // Collects `count` values from `from` (Kafka writes transaction markers after commit() returns, so
+      // records become readable a moment later), then makes sure nothing more is readable.
+      const collect = async (reader: Reader, from: number, count: number) => {
+        const values: string[] = [];
+        let next = from;
+        let highWatermark = from;
+        const deadline = Date.now() + timeoutMs;
+        while (values.length < count) {
+          if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${count} records, got ${JSON.stringify(values)}`);
+          const r = await reader.fetch(tp, next, { maxWaitMs: 200 });
+          values.push(...r.records.map((x) => text(x.value)!));
+          next = r.next;
+          highWatermark = r.highWatermark;
+        }
+        const more = await reader.fetch(tp, next, { maxWaitMs: quietMs });
+        values.push(...more.records.map((x) => text(x.value)!));
+        return { values, next: more.next, highWatermark: Math.max(highWatermark, more.highWatermark) };
+      };
+      try {
+        const aborted = await producer.begin();
+        await aborted.send(topic, ['a0', 'a1', 'a2'].map((v) => ({ key: null, value: value(v), partition: 0 })));
+        await aborted.abort();
+        const done = await producer.begin();
+        await done.send(topic, ['c0', 'c1'].map((v) => ({ key: null, value: value(v), partition: 0 })));
+        await done.commit();
+        const open = await producer.begin();
+        await open.send(topic, [{ key: null, value: value('pending'), partition: 0 }]);
+        await log.producer().send(topic, [{ key: null, value: value('plain'), partition: 0 }]);
+        const before = await collect(committed, 0, 2);
+        assert.deepEqual(before.values, ['c0', 'c1'], 'aborted records skipped, nothing at or after the open transaction');
+        assert.ok(before.next <= before.highWatermark);
+        const dirty = await collect(uncommitted, 0, 7);
+        assert.deepEqual(dirty.values, ['a0', 'a1', 'a2', 'c0', 'c1', 'pending', 'plain']);
+        await open.commit();
+        const after = await collect(committed, before.next, 2);
+        assert.deepEqual(after.values, ['pending', 'plain']);
+      } finally {
+        await Promise.all([committed.close(), uncommitted.close(), producer.close()]);
+      }
+    });
+
+    test('closing a reader ends a fetch that waits, and refuses later ones', async () => {
+      const topic = await createTopic('reader-close', 1);
+      const reader = log.reader();
+      const waiting = reader.fetch({ topic, partition: 0 }, 0, { maxWaitMs: timeoutMs });
+      await sleep(50);
+      await reader.close();
+      const ended = await waiting;
+      assert.equal(ended.records.length, 0);
+      await assert.rejects(reader.fetch({ topic, partition: 0 }, 0), (err: unknown) => isFlowaggError(err, LOG_CLOSED));
+    });
+
     test('unknown topics and partitions out of range are refused with clear errors', async () => {
       const topic = await createTopic('bad-input', 2);
       await assert.rejects(log.producer().send(unique('missing'), [{ key: null, value: value('x') }]), (err: unknown) => isFlowaggError(err, LOG_UNKNOWN_TOPIC));
       await assert.rejects(log.producer().send(topic, [{ key: null, value: value('x'), partition: 7 }]), (err: unknown) => isFlowaggError(err, LOG_PARTITION_OUT_OF_RANGE));
       await assert.rejects(log.admin().fetchTopicOffsets(unique('missing')), (err: unknown) => isFlowaggError(err, LOG_UNKNOWN_TOPIC));
+      const reader = log.reader();
+      try {
+        await assert.rejects(reader.fetch({ topic, partition: 7 }, 0), (err: unknown) => isFlowaggError(err, LOG_PARTITION_OUT_OF_RANGE));
+      } finally {
+        await reader.close();
+      }
     });
   });
 }

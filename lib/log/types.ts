@@ -166,6 +166,43 @@ export interface Consumer {
   stop(): Promise<void>;
 }
 
+export interface ReaderConfig {
+  /** Default read_committed: records of open or aborted transactions are never returned. */
+  readonly isolation?: 'read_committed' | 'read_uncommitted';
+}
+
+export interface FetchOptions {
+  /** Upper bound of records returned. Default 10,000. */
+  readonly maxRecords?: number;
+  /** When nothing is readable at the offset yet, how long to wait for a record (ms); 0, the default, returns at once. */
+  readonly maxWaitMs?: number;
+}
+
+export interface FetchResult {
+  /** In offset order; empty when nothing was readable within the wait. */
+  readonly records: readonly LogRecord[];
+  /** The offset to fetch next: past the records returned and what was skipped (transaction markers, aborted or compacted records). */
+  readonly next: Offset;
+  /** The offset after the last record this reader may see now: the last stable offset for read_committed, else the log end. */
+  readonly highWatermark: Offset;
+}
+
+/**
+ * Reads topic-partitions from an offset, without joining a consumer group and without committing
+ * anything: for restoring state from a changelog, and for streaming a topic to clients. Concurrent
+ * fetches are allowed.
+ */
+export interface Reader {
+  /**
+   * Records of one topic-partition from `offset`. An offset below the log start reads from the log start
+   * (retention removed what was there: records[0].offset says where it resumed); one beyond the log end
+   * reads from the log end.
+   */
+  fetch(tp: TopicPartition, offset: Offset, opts?: FetchOptions): Promise<FetchResult>;
+  /** Ends fetches waiting for records (they resolve with what they have); later fetches are refused. */
+  close(): Promise<void>;
+}
+
 export interface Admin {
   /** Creates the topics that do not exist yet; an existing topic is left as it is. */
   createTopics(topics: readonly TopicConfig[]): Promise<void>;
@@ -184,6 +221,7 @@ export interface MessageLog {
   producer(): Producer;
   transactionalProducer(transactionalId: string): TransactionalProducer;
   consumer(config: ConsumerConfig): Consumer;
+  reader(config?: ReaderConfig): Reader;
   admin(): Admin;
   close(): Promise<void>;
 }

@@ -6,7 +6,7 @@ import { FlowaggError } from '../../errors.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { type EmbeddedLogConfig, type EmbeddedLogConfigInput, embeddedLogConfigSchema } from '../config.js';
 import { LOG_CLOSED } from '../errors.js';
-import { type Admin, type Consumer, type ConsumerConfig, type MessageLog, type Producer, type TransactionalProducer } from '../types.js';
+import { type Admin, type Consumer, type ConsumerConfig, type MessageLog, type Producer, type Reader, type ReaderConfig, type TransactionalProducer } from '../types.js';
 import { EmbeddedAdmin } from './admin.js';
 import { type CompactionResult, compactPartition } from './compaction.js';
 import { EmbeddedConsumer } from './consumer.js';
@@ -15,6 +15,7 @@ import { type DirLock, lockDirectory } from './lock.js';
 import { OFFSETS_TOPIC, OffsetsStore } from './offsets-store.js';
 import { type PartitionLog } from './partition-log.js';
 import { EmbeddedProducer } from './producer.js';
+import { EmbeddedReader } from './reader.js';
 import { applyRetention } from './retention.js';
 import { type Topic, TopicRegistry } from './topics.js';
 import { EmbeddedTransactionalProducer, TXN_STATE_TOPIC, TransactionCoordinator } from './transactions.js';
@@ -53,6 +54,7 @@ export class EmbeddedLog implements MessageLog {
   private readonly groups: GroupCoordinator;
   private readonly consumers = new Set<EmbeddedConsumer>();
   private readonly txnProducers = new Set<EmbeddedTransactionalProducer>();
+  private readonly readers = new Set<EmbeddedReader>();
   private readonly compaction = new Map<PartitionLog, CompactionResult>();
   private readonly timer: NodeJS.Timeout;
   private maintenance: Promise<void> | null = null;
@@ -93,6 +95,13 @@ export class EmbeddedLog implements MessageLog {
     return c;
   }
 
+  reader(config: ReaderConfig = {}): Reader {
+    this.checkOpen('reader()');
+    const r = new EmbeddedReader(this.topics, config, (x) => this.readers.delete(x));
+    this.readers.add(r);
+    return r;
+  }
+
   admin(): Admin {
     this.checkOpen('admin()');
     return new EmbeddedAdmin({ topics: this.topics, groups: this.groups, offsets: this.offsets });
@@ -124,11 +133,12 @@ export class EmbeddedLog implements MessageLog {
     if (result.removed > 0) logger.debug({ topic: topic.config.topic, partition: log.partition, removed: result.removed }, 'compacted');
   }
 
-  /** Stops the consumers, aborts open transactions, flushes and releases the directory. */
+  /** Stops the consumers and readers, aborts open transactions, flushes and releases the directory. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       clearInterval(this.timer);
       await Promise.all([...this.consumers].map((c) => c.stop()));
+      await Promise.all([...this.readers].map((r) => r.close()));
       await Promise.all([...this.txnProducers].map((p) => p.close()));
       this.closed = true;
       await this.maintenance;

@@ -1,10 +1,11 @@
 // The Kafka backend of the message log (lib/log/types.ts) over kafkajs. See docs/kafka.md.
-import { type Admin, type Consumer, type ConsumerConfig, type MessageLog, type Producer, type TransactionalProducer } from '../types.js';
+import { type Admin, type Consumer, type ConsumerConfig, type MessageLog, type Producer, type Reader, type ReaderConfig, type TransactionalProducer } from '../types.js';
 import { KafkaAdmin } from './admin.js';
 import { KafkaCluster } from './cluster.js';
 import { kafkaConfigSchema, type KafkaConfig, type KafkaConfigInput } from './config.js';
 import { KafkaConsumer } from './consumer.js';
 import { KafkaProducer, KafkaTransactionalProducer } from './producer.js';
+import { KafkaReader } from './reader.js';
 
 class KafkaLog implements MessageLog {
   readonly backend = 'kafka';
@@ -27,6 +28,11 @@ class KafkaLog implements MessageLog {
   consumer(config: ConsumerConfig): Consumer {
     this.cluster.checkOpen('consumer');
     return new KafkaConsumer(this.cluster, config);
+  }
+
+  reader(config: ReaderConfig = {}): Reader {
+    this.cluster.checkOpen('reader');
+    return new KafkaReader(this.cluster, config);
   }
 
   admin(): Admin {
