@@ -1,13 +1,11 @@
 // A reader of the embedded log: fetches straight from a partition's segments, with no group membership
 // and no committed offsets. A fetch that finds nothing waits on the partition's change notification
 // (no polling), up to its bound.
-import { FlowaggError } from '../../errors.js';
-import { LOG_CLOSED, LOG_INVALID_ARGUMENT } from '../errors.js';
+import { checkFetch } from '../fetch-options.js';
 import { type FetchOptions, type FetchResult, type Offset, type Reader, type ReaderConfig, type TopicPartition } from '../types.js';
 import { type Isolation, type PartitionLog } from './partition-log.js';
 import { type TopicRegistry } from './topics.js';
 
-const DEFAULT_MAX_RECORDS = 10_000;
 
 export class EmbeddedReader implements Reader {
   private readonly isolation: Isolation;
@@ -24,12 +22,7 @@ export class EmbeddedReader implements Reader {
   }
 
   async fetch(tp: TopicPartition, offset: Offset, opts: FetchOptions = {}): Promise<FetchResult> {
-    if (this.closed) throw new FlowaggError(LOG_CLOSED, `reader.fetch(${tp.topic}-${tp.partition}): the reader is closed`, { context: { ...tp } });
-    if (!Number.isSafeInteger(offset) || offset < 0) {
-      throw new FlowaggError(LOG_INVALID_ARGUMENT, `reader.fetch: offset ${offset} of ${tp.topic}-${tp.partition} is not a non-negative integer`, { context: { ...tp, offset } });
-    }
-    const maxRecords = opts.maxRecords ?? DEFAULT_MAX_RECORDS;
-    if (!Number.isInteger(maxRecords) || maxRecords < 1) throw new FlowaggError(LOG_INVALID_ARGUMENT, `reader.fetch: maxRecords ${maxRecords} is not a positive integer`);
+    const maxRecords = checkFetch(this.closed, tp, offset, opts);
     const log = this.topics.partition(tp.topic, tp.partition);
     const from = Math.min(offset, log.high);
     let result = await log.read(from, maxRecords, this.isolation);

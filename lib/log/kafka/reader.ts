@@ -8,7 +8,8 @@
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import { createRequire } from 'node:module';
 import { FlowaggError } from '../../errors.js';
-import { LOG_CLOSED, LOG_INVALID_ARGUMENT, LOG_PARTITION_OUT_OF_RANGE } from '../errors.js';
+import { LOG_PARTITION_OUT_OF_RANGE } from '../errors.js';
+import { checkFetch } from '../fetch-options.js';
 import { type FetchOptions, type FetchResult, type Offset, type Reader, type ReaderConfig, type TopicPartition } from '../types.js';
 import { type KafkaCluster } from './cluster.js';
 import { kafkaError } from './errors.js';
@@ -16,7 +17,6 @@ import { fromKafkaMessage, toOffset } from './records.js';
 
 const require = createRequire(import.meta.url);
 
-const DEFAULT_MAX_RECORDS = 10_000;
 /** Bytes asked for per fetch: about 13,000 300-byte records. */
 const FETCH_MAX_BYTES = 4 * 2 ** 20;
 /** Kafka's isolation levels in the Fetch request. */
@@ -101,12 +101,7 @@ export class KafkaReader implements Reader {
   }
 
   async fetch(tp: TopicPartition, offset: Offset, opts: FetchOptions = {}): Promise<FetchResult> {
-    if (this.closed) throw new FlowaggError(LOG_CLOSED, `reader.fetch(${tp.topic}-${tp.partition}): the reader is closed`, { context: { ...tp } });
-    if (!Number.isSafeInteger(offset) || offset < 0) {
-      throw new FlowaggError(LOG_INVALID_ARGUMENT, `reader.fetch: offset ${offset} of ${tp.topic}-${tp.partition} is not a non-negative integer`, { context: { ...tp, offset } });
-    }
-    const maxRecords = opts.maxRecords ?? DEFAULT_MAX_RECORDS;
-    if (!Number.isInteger(maxRecords) || maxRecords < 1) throw new FlowaggError(LOG_INVALID_ARGUMENT, `reader.fetch: maxRecords ${maxRecords} is not a positive integer`);
+    const maxRecords = checkFetch(this.closed, tp, offset, opts);
     const cluster = await this.connect();
     let from = offset;
     for (let attempt = 1; ; attempt++) {
