@@ -16,6 +16,7 @@ import { listenUdp, type UdpListener } from './listeners/udp.js';
 import { ingestMetrics } from './metrics.js';
 import { Pipeline, type PipelineStats } from './pipeline.js';
 import { type CertificateSource } from './tls/provider.js';
+import { startCertificateSource } from './tls/start.js';
 import { tlsServerOptions } from './tls/server-options.js';
 import { TemplatePublisher, subscribeTemplates } from './templates-topic.js';
 
@@ -143,14 +144,8 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
           });
         }
         if (protocols.includes('tls') || grpcConfig.enabled) {
-          certificates = deps.certificates;
-          if (certificates === undefined) {
-            // Loaded only for TLS: the Kubernetes client it may need takes seconds to import.
-            const { createCertificateSource } = await import('./tls/index.js');
-            certificates = createCertificateSource(section.tls, { flowAggregatorAddress: config.flowAggregatorAddress });
-            ownsCertificates = true;
-            await certificates.start();
-          }
+          ownsCertificates = deps.certificates === undefined;
+          certificates = deps.certificates ?? (await startCertificateSource(section.tls, config.flowAggregatorAddress));
         }
         await listen();
         sweeper = setInterval(() => pipeline.sweep(), Math.min(section.templateTtl / 4, 5000));

@@ -1,4 +1,4 @@
-// The gRPC collector's socket side: a TLS server (mutual TLS with ingest's CA, ALPN h2, TLS 1.2 minimum) that
+// The gRPC servers' socket side: a TLS server (mutual TLS with ingest's CA, ALPN h2, TLS 1.2 minimum) that
 // bounds what a peer can hold before gRPC sees it: connections per address and in total, and the time a
 // handshake may take. Each connection that completes its handshake with ALPN h2 is handed to grpc-js (see
 // collector.ts), which speaks HTTP/2 on it. When the certificates rotate, new handshakes use the new ones.
@@ -18,6 +18,8 @@ export interface GrpcListenerOptions {
   readonly handshakeTimeoutMs: number;
   readonly minVersion: 'TLSv1.2' | 'TLSv1.3';
   readonly certificates: TlsMaterialSource<TlsMaterial>;
+  /** Require and verify a client certificate (the collector); the flow stream service serves any client. */
+  readonly clientCertificate?: boolean;
 }
 
 export type RefusalReason = 'handshake' | 'alpn' | 'peer_connections';
@@ -30,9 +32,13 @@ export interface GrpcListenerHooks {
 
 export async function listenGrpc(opts: GrpcListenerOptions, hooks: GrpcListenerHooks): Promise<StreamListener> {
   const { certificates } = opts;
+  const secureOptions = (material: TlsMaterial) => ({
+    ...tlsServerOptions(material, opts.minVersion),
+    ...(opts.clientCertificate === false && { requestCert: false, rejectUnauthorized: false }),
+  });
   const perPeer = new Map<string, number>();
   const server = createServer(
-    { ...tlsServerOptions(certificates.current(), opts.minVersion), ALPNProtocols: ['h2'], handshakeTimeout: opts.handshakeTimeoutMs, noDelay: true },
+    { ...secureOptions(certificates.current()), ALPNProtocols: ['h2'], handshakeTimeout: opts.handshakeTimeoutMs, noDelay: true },
     (socket: TLSSocket) => {
       // grpc-go (≥ 1.67) insists on h2 and so does this server: anything else is not a gRPC client.
       if (socket.alpnProtocol !== 'h2') {
@@ -59,7 +65,7 @@ export async function listenGrpc(opts: GrpcListenerOptions, hooks: GrpcListenerH
     });
   });
   server.on('tlsClientError', (err, socket) => hooks.refused('handshake', exporterAddress(socket.remoteAddress ?? ''), err.message));
-  const reload = () => server.setSecureContext(tlsServerOptions(certificates.current(), opts.minVersion));
+  const reload = () => server.setSecureContext(secureOptions(certificates.current()));
   certificates.on('updated', reload);
   const listener = await serve(server, opts, 'grpc').catch((err: unknown) => {
     certificates.off('updated', reload);
