@@ -9,6 +9,7 @@ import { type TestContext, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as grpc from '@grpc/grpc-js';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
+import { registry } from '../../lib/telemetry/metrics.js';
 import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
 import { ingestConfig } from '../config.js';
 import { createIngest } from '../index.js';
@@ -70,6 +71,12 @@ test('a malformed message ends its stream with INVALID_ARGUMENT after the flows 
   assert.deepEqual(await good.done, { code: grpc.status.OK, details: '' }, 'the good stream gets the empty ExportResponse at half-close');
   await until(() => ingest.stats().written === 12, '5 + 5 good flows and the 2 before the bad one');
   assert.equal(ingest.stats().decodeErrors, 1);
+  const metrics = await registry.metrics();
+  const value = (line: RegExp) => Number(line.exec(metrics)?.[1] ?? NaN);
+  assert.ok(value(/^flowagg_ingest_records_total\{exporter="127\.0\.0\.1",transport="grpc"\} (\d+)$/m) >= 12, 'records counted per exporter with transport grpc');
+  assert.ok(value(/^flowagg_ingest_connections_total\{transport="grpc"\} (\d+)$/m) >= 2, 'connections counted');
+  assert.ok(value(/^flowagg_ingest_decode_errors_total\{exporter="127\.0\.0\.1",reason="FLOWAGG_ERR_GRPC_MALFORMED"\} (\d+)$/m) >= 1);
+  assert.ok(value(/^flowagg_ingest_grpc_streams_ended_total\{code="INVALID_ARGUMENT"\} (\d+)$/m) >= 1);
 });
 
 test('streams beyond maxStreamsPerPeer are refused with RESOURCE_EXHAUSTED; connections beyond maxConnectionsPerPeer are closed', async (t) => {
