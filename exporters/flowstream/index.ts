@@ -121,9 +121,14 @@ export function createFlowStream(opts: FlowStreamOptions, deps: FlowStreamDeps):
       if (call.cancelled) code = 'CANCELLED';
       else call.end();
     } catch (err) {
-      code = 'INTERNAL';
-      logger.error({ err: errorMessage(err) }, 'a GetFlows call failed');
-      call.emit('error', { code: grpc.status.INTERNAL, details: errorMessage(err) });
+      if (stopping) {
+        // The reader was closed under a waiting fetch: shutdown ends calls with OK, as Antrea's does.
+        call.end();
+      } else {
+        code = 'INTERNAL';
+        logger.error({ err: errorMessage(err) }, 'a GetFlows call failed');
+        call.emit('error', { code: grpc.status.INTERNAL, details: errorMessage(err) });
+      }
     } finally {
       open--;
       const n = (perPeer.get(address) ?? 1) - 1;
