@@ -15,7 +15,7 @@ import { type TlsMaterial } from '../tls/provider.js';
 import { type Logger, sampledLogger } from '../../lib/telemetry/logger.js';
 import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
 import { type GrpcConfig } from './config.js';
-import { handleExport } from './export-stream.js';
+import { handleExport, type StreamCounters } from './export-stream.js';
 import { FlowTranscoder } from './flow-transcode.js';
 import { listenGrpc } from './listener.js';
 import { grpcMetrics } from './metrics.js';
@@ -65,6 +65,17 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
   const stats = { records: 0, streams: 0, malformed: 0, connections: 0 };
   const streamsPerPeer = new Map<string, number>();
   const series = new Map<string, ExporterSeries>();
+  const open = new Set<StreamCounters>();
+  const flush = (c: StreamCounters) => {
+    if (c.messages === 0 && c.records === 0) return;
+    let s = series.get(c.address);
+    if (s === undefined) series.set(c.address, (s = exporterSeries(c.address, 'grpc')));
+    s.messages.inc(c.messages);
+    s.records.inc(c.records);
+    c.messages = c.records = 0;
+  };
+  const flusher = setInterval(() => open.forEach(flush), 1000);
+  flusher.unref();
   const warn = sampledLogger(deps.logger);
   const exportDeps = {
     queue: deps.queue, transcoder: new FlowTranscoder(), out: new RecordBuffer(), now: deps.now ?? Date.now, stats, warn,
@@ -82,10 +93,14 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
         series.delete(address);
       } else streamsPerPeer.set(address, n);
     },
-    series(address: string) {
-      let s = series.get(address);
-      if (s === undefined) series.set(address, (s = exporterSeries(address, 'grpc')));
-      return s;
+    counters(address: string) {
+      const c = { address, messages: 0, records: 0 };
+      open.add(c);
+      return c;
+    },
+    ended(c: StreamCounters) {
+      flush(c);
+      open.delete(c);
     },
   };
   server.addService(EXPORT_SERVICE, {
@@ -120,6 +135,8 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
     port: listener.port,
     stats: () => ({ ...stats }),
     async close() {
+      clearInterval(flusher);
+      open.forEach(flush);
       injector.destroy();
       await listener.close();
       server.forceShutdown();

@@ -11,7 +11,7 @@ import { type ServerReadableStream, type sendUnaryData, status } from '@grpc/grp
 import { errorMessage, isFlowaggError } from '../../lib/errors.js';
 import { type ProduceRecord } from '../../lib/log/types.js';
 import { exporterAddress } from '../listeners/address.js';
-import { type ExporterSeries, ingestMetrics } from '../metrics.js';
+import { ingestMetrics } from '../metrics.js';
 import { type ProduceQueue } from '../produce-queue.js';
 import { type RecordBuffer } from '../records/record-buffer.js';
 import { FlowFields, forEachFlow, readFlow } from './flow-fields.js';
@@ -27,10 +27,23 @@ export interface ExportDeps {
   admit(address: string): boolean;
   release(address: string): void;
   readonly maxStreamsPerPeer: number;
-  series(address: string): ExporterSeries;
+  /**
+   * The stream's counters of messages and records, which the collector adds to its exporter's Prometheus
+   * series every second and when the stream ends (release): one labelled increment per message would cost
+   * as much as decoding the flow it carries.
+   */
+  counters(address: string): StreamCounters;
+  /** The stream ended: its counters are flushed and forgotten. */
+  ended(counters: StreamCounters): void;
   /** Counters for /recordmetrics. */
   readonly stats: { records: number; streams: number; malformed: number };
   warn(key: string, fields: Record<string, unknown>, msg: string): void;
+}
+
+export interface StreamCounters {
+  readonly address: string;
+  messages: number;
+  records: number;
 }
 
 const EMPTY_RESPONSE = Buffer.alloc(0);
@@ -54,7 +67,7 @@ export function handleExport(call: ServerReadableStream<Buffer, Buffer>, callbac
     return;
   }
   const originBytes = Buffer.from(address, 'latin1');
-  const series = deps.series(address);
+  const counters = deps.counters(address);
   const { queue, stats } = deps;
   stats.streams++;
   ingestMetrics.sessions.inc({ transport: 'grpc' });
@@ -66,6 +79,7 @@ export function handleExport(call: ServerReadableStream<Buffer, Buffer>, callbac
     stats.streams--;
     ingestMetrics.sessions.dec({ transport: 'grpc' });
     grpcMetrics.streamsEnded.inc({ code });
+    deps.ended(counters);
     deps.release(address);
     return true;
   };
@@ -88,10 +102,10 @@ export function handleExport(call: ServerReadableStream<Buffer, Buffer>, callbac
     } catch (err) {
       failure = err;
     }
-    series.messages.inc();
+    counters.messages++;
     if (records.length > 0) {
       stats.records += records.length;
-      series.records.inc(records.length);
+      counters.records += records.length;
       queue.enqueue(records);
     }
     if (failure !== undefined) {
