@@ -92,7 +92,7 @@ export async function runCase(logConfig: LogConfig, agents: number, total: numbe
   const run = Math.random().toString(36).slice(2, 8);
   const config = ingestConfig.parse({
     aggregatorTransportProtocol: 'tcp',
-    ingest: { host: '127.0.0.1', port: 0, queue },
+    ingest: { host: '127.0.0.1', port: 0, queue, grpc: { enabled: false } },
     log: { topics: { flowsRaw: `flows.raw.bench-${run}`, templates: `ipfix.templates.bench-${run}` } },
   });
   const ingest = createIngest(config, { log: messageLog });

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { byteSize, duration, port } from '../lib/config/types.js';
 import { topicsSchema } from '../lib/log/topics.js';
+import { grpcSection } from './grpc/config.js';
 import { tlsSection } from './tls/config.js';
 
 export const TRANSPORTS = ['udp', 'tcp', 'tls'] as const;
@@ -53,6 +54,8 @@ export const ingestSection = z
       })
       .prefault({}),
     tls: tlsSection,
+    /** Antrea's gRPC collector, FlowExportService (ingest/grpc/config.ts). */
+    grpc: grpcSection,
     /** UDP template lifetime (RFC 7011 §8.4); go-ipfix's default is 1800 s. A UDP session idle this long is dropped. */
     templateTtl: duration.default(1_800_000),
     /** The bounded queue between decoding and the log: the backpressure point. */

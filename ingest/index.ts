@@ -1,5 +1,5 @@
-// The ingest service: IPFIX collectors (UDP, TCP, TLS) writing FlowRecords to flows.raw, and UDP templates
-// shared with the other replicas through ipfix.templates.
+// The ingest service: IPFIX collectors (UDP, TCP, TLS) and Antrea's gRPC collector (ingest/grpc) writing
+// FlowRecords to flows.raw, and UDP templates shared with the other replicas through ipfix.templates.
 //
 // createIngest() is inert; start() creates the topics, loads the shared templates, obtains the TLS
 // certificates and binds the listeners; stop() closes the listeners (and so every session), then waits up
@@ -9,12 +9,14 @@ import { type Consumer, type MessageLog } from '../lib/log/types.js';
 import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
 import { type IngestConfig, type Transport } from './config.js';
 import { INGEST_STATE } from './errors.js';
+import { type GrpcCollector, startGrpcCollector } from './grpc/collector.js';
 import { listenTcp, type StreamListener } from './listeners/tcp.js';
 import { listenTls } from './listeners/tls.js';
 import { listenUdp, type UdpListener } from './listeners/udp.js';
 import { ingestMetrics } from './metrics.js';
 import { Pipeline, type PipelineStats } from './pipeline.js';
 import { type CertificateSource } from './tls/provider.js';
+import { startCertificateSource } from './tls/start.js';
 import { tlsServerOptions } from './tls/server-options.js';
 import { TemplatePublisher, subscribeTemplates } from './templates-topic.js';
 
@@ -32,8 +34,8 @@ export type IngestState = 'created' | 'starting' | 'running' | 'stopping' | 'sto
 
 export interface Ingest {
   readonly state: IngestState;
-  /** Bound ports per transport (useful with port 0). */
-  readonly ports: Readonly<Partial<Record<Transport, number>>>;
+  /** Bound ports per transport, and of the gRPC collector (useful with port 0). */
+  readonly ports: Readonly<Partial<Record<Transport | 'grpc', number>>>;
   start(): Promise<void>;
   stop(): Promise<void>;
   stats(): PipelineStats;
@@ -58,7 +60,9 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
     onUdpSessionEnd: (session) => publisher.forget(session.exporter),
     ...(deps.now && { now: deps.now }),
   });
-  const ports: Partial<Record<Transport, number>> = {};
+  const ports: Partial<Record<Transport | 'grpc', number>> = {};
+  const grpcConfig = section.grpc;
+  let grpc: GrpcCollector | undefined;
   const closers: (() => Promise<void>)[] = [];
   let state: IngestState = 'created';
   let templatesConsumer: Consumer | undefined;
@@ -107,6 +111,12 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
       closers.push(tls.close);
       ports.tls = tls.port;
     }
+    if (grpcConfig.enabled) {
+      grpc = await startGrpcCollector(grpcConfig, host, section.tls.minVersion, { queue: pipeline.queue, certificates: certificates!, logger, ...(deps.now && { now: deps.now }) });
+      const collector = grpc;
+      closers.push(() => collector.close());
+      ports.grpc = grpc.port;
+    }
   }
 
   return {
@@ -133,15 +143,9 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
             ...(deps.now && { now: deps.now }),
           });
         }
-        if (protocols.includes('tls')) {
-          certificates = deps.certificates;
-          if (certificates === undefined) {
-            // Loaded only for TLS: the Kubernetes client it may need takes seconds to import.
-            const { createCertificateSource } = await import('./tls/index.js');
-            certificates = createCertificateSource(section.tls, { flowAggregatorAddress: config.flowAggregatorAddress });
-            ownsCertificates = true;
-            await certificates.start();
-          }
+        if (protocols.includes('tls') || grpcConfig.enabled) {
+          ownsCertificates = deps.certificates === undefined;
+          certificates = deps.certificates ?? (await startCertificateSource(section.tls, config.flowAggregatorAddress));
         }
         await listen();
         sweeper = setInterval(() => pipeline.sweep(), Math.min(section.templateTtl / 4, 5000));
@@ -170,9 +174,14 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
       }
       await producer.close();
       state = 'stopped';
-      logger.info(pipeline.stats(), 'ingest stopped');
+      logger.info(this.stats(), 'ingest stopped');
     },
-    stats: () => pipeline.stats(),
+    stats() {
+      const s = pipeline.stats();
+      const g = grpc?.stats();
+      if (g === undefined) return s;
+      return { ...s, records: s.records + g.records, decodeErrors: s.decodeErrors + g.malformed, streamSessions: s.streamSessions + g.streams };
+    },
     readiness() {
       if (state !== 'running') return { ready: false, detail: `ingest is ${state}` };
       if (pipeline.queue.throttled) return { ready: false, detail: 'the log is behind: the ingest queue is full' };

@@ -24,7 +24,7 @@ test('TLS collector: the issued client certificate is accepted; no, self-signed 
   const certDir = join(root, 'tls');
   const config = ingestConfig.parse({
     aggregatorTransportProtocol: 'TLS',
-    ingest: { host: '127.0.0.1', port: 0, tls: { mode: 'directory', dir: certDir, extraSANs: ['127.0.0.1'] } },
+    ingest: { host: '127.0.0.1', port: 0, grpc: { enabled: false }, tls: { mode: 'directory', dir: certDir, extraSANs: ['127.0.0.1'] } },
   });
   const ingest = createIngest(config, { log });
   await ingest.start();

@@ -18,7 +18,7 @@ import { parseFlowKey } from './records/flow-key.js';
 import { agentMessages, agentRecordValues, agentTemplate, ControllableProducer, readFlowRecords, withProducer } from './testing.js';
 
 function config(protocols: string[], ingest: Record<string, unknown> = {}): IngestConfig {
-  return ingestConfig.parse({ aggregatorTransportProtocol: protocols, ingest: { host: '127.0.0.1', port: 0, ...ingest } });
+  return ingestConfig.parse({ aggregatorTransportProtocol: protocols, ingest: { host: '127.0.0.1', port: 0, grpc: { enabled: false }, ...ingest } });
 }
 
 async function openLog(t: TestContext): Promise<MessageLog> {

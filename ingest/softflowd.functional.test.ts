@@ -21,7 +21,7 @@ for (const transport of ['udp', 'tcp'] as const) {
     t.after(() => log.close());
     const run = randomUUID().slice(0, 8);
     const topics = { flowsRaw: `flows.raw.ingest-test-${run}`, templates: `ipfix.templates.ingest-test-${run}`, flowsRawPartitions: 3 };
-    const ingest = createIngest(ingestConfig.parse({ aggregatorTransportProtocol: transport, ingest: { host: '127.0.0.1', port: 0 }, log: { topics } }), { log });
+    const ingest = createIngest(ingestConfig.parse({ aggregatorTransportProtocol: transport, ingest: { host: '127.0.0.1', port: 0, grpc: { enabled: false } }, log: { topics } }), { log });
     await ingest.start();
     t.after(() => ingest.stop());
     const { run: softflowd, expected, records } = await softflowdIntoIngest(log, ingest.ports[transport]!, {

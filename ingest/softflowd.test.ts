@@ -17,7 +17,7 @@ for (const c of [{ transport: 'udp', timeFormat: 'milli' }, { transport: 'tcp', 
     if (!requireTools(t, SOFTFLOWD)) return;
     const log = await openEmbeddedLog({ dir: mkdtempSync(join(tmpdir(), 'flowagg-ingest-softflowd-')), fsync: { policy: 'interval' } });
     t.after(() => log.close());
-    const ingest = createIngest(ingestConfig.parse({ aggregatorTransportProtocol: c.transport, ingest: { host: '127.0.0.1', port: 0 } }), { log });
+    const ingest = createIngest(ingestConfig.parse({ aggregatorTransportProtocol: c.transport, ingest: { host: '127.0.0.1', port: 0, grpc: { enabled: false } } }), { log });
     await ingest.start();
     t.after(() => ingest.stop());
     const { run, expected, records } = await softflowdIntoIngest(log, ingest.ports[c.transport]!, {

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import avro from 'avsc';
 import { isFlowaggError } from '../lib/errors.js';
-import { AvroWriter } from './avro.js';
+import { AvroReader, AvroWriter } from './avro.js';
 import { SCHEMA_BAD_MAPPING } from './errors.js';
 import { describeFlowRecordFields, FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA, flowRecordReader, flowRecordWriter } from './flow-record.js';
 import { ANTREA_PEN, element } from './ipfix-registry.js';
@@ -85,4 +85,19 @@ test('earlier schema versions in the history directory are registered with every
   const record = flowRecordReader(undefined, pathToFileURL(`${dir}/`)).decode(value);
   assert.equal(record.sourcePodName, 'old');
   assert.equal(record.clusterId, null);
+});
+
+test('v1 (before transport "grpc") and the current schema read each other: an old reader sees "grpc" as "unknown"', () => {
+  const v1 = JSON.parse(readFileSync(new URL('./history/flow-record-v1.avsc', import.meta.url), 'utf8')) as { fields: { name: string }[] };
+  const v1Type = avro.Type.forSchema(v1 as avro.Schema);
+  const old = new AvroWriter(v1Type, v1).encode({ transport: 'tls', sourcePodName: 'old' } as never);
+  const record = flowRecordReader().decode(old);
+  assert.equal(record.transport, 'tls');
+  assert.equal(record.sourcePodName, 'old');
+  const current = flowRecordWriter().encode({ transport: 'grpc', exporterAddress: '10.0.0.5' } as never);
+  const oldReader = new AvroReader(v1Type, v1);
+  oldReader.register(FLOW_RECORD_SCHEMA);
+  const seenByOld = oldReader.decode(current) as { transport: string; exporterAddress: string };
+  assert.equal(seenByOld.transport, 'unknown');
+  assert.equal(seenByOld.exporterAddress, '10.0.0.5');
 });

@@ -22,7 +22,7 @@ export async function listenTcp(opts: StreamListenerOptions, onConnection: Conne
 }
 
 /** Binds a stream server (TCP or TLS) and tracks its sockets so that close() ends them too. */
-export async function serve(server: Server, opts: StreamListenerOptions, transport: 'tcp' | 'tls'): Promise<StreamListener> {
+export async function serve(server: Server, opts: StreamListenerOptions, transport: 'tcp' | 'tls' | 'grpc'): Promise<StreamListener> {
   server.maxConnections = opts.maxConnections;
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {

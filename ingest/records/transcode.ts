@@ -55,7 +55,7 @@ function bytesSource(bytes: Iterable<number>): string {
 }
 
 /** Generated source builder: constant bytes are merged into runs, passed to the function as helpers. */
-class Emitter {
+export class Emitter {
   readonly lines: string[] = [];
   readonly consts: Record<string, Buffer | DataView> = {};
   /** Upper bound of the bytes written, besides 3 × the record length. */

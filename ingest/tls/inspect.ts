@@ -3,6 +3,7 @@
 // than `renewBeforeMs` left (Antrea rotates with less than 90 days left).
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { isIP } from 'node:net';
+import forge from 'node-forge';
 import { type KeyPair } from './issue.js';
 
 export type Verdict = { usable: true; notAfter: Date } | { usable: false; reason: string };
@@ -39,10 +40,32 @@ function inspect(pair: KeyPair | undefined, { now, renewBeforeMs }: Freshness, s
   } catch (err) {
     return { usable: false, reason: `unreadable: ${(err as Error).message}` };
   }
+  const unreadable = goUnreadableName(pair.cert);
+  if (unreadable !== undefined) return { usable: false, reason: unreadable };
   const notBefore = new Date(cert.validFrom);
   const notAfter = new Date(cert.validTo);
   if (now < notBefore) return { usable: false, reason: `not valid before ${notBefore.toISOString()}` };
   if (notAfter.getTime() - now.getTime() <= renewBeforeMs) return { usable: false, reason: `expires ${notAfter.toISOString()}, due for renewal` };
   const problem = specific(cert);
   return problem === undefined ? { usable: true, notAfter } : { usable: false, reason: problem };
+}
+
+/** What Go's crypto/x509 accepts in a PrintableString (X.680 §41.4, plus the '*' and '&' Go tolerates). */
+const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?*&]*$/;
+
+/**
+ * Why Go cannot parse the certificate's names, if it cannot: certificates issued by earlier versions of flowagg wrote
+ * "flow-aggregator-ca@<time>" as a PrintableString, which Go refuses, so such certificates are reissued.
+ * forge only reads the names here.
+ */
+export function goUnreadableName(pem: string): string | undefined {
+  const cert = forge.pki.certificateFromPem(pem);
+  for (const [which, attrs] of [['subject', cert.subject.attributes], ['issuer', cert.issuer.attributes]] as const) {
+    for (const a of attrs) {
+      if (a.valueTagClass === (forge.asn1.Type.PRINTABLESTRING as number) && typeof a.value === 'string' && !PRINTABLE.test(a.value)) {
+        return `the ${which} ${a.shortName ?? a.name ?? a.type}=${a.value} is a PrintableString with characters it cannot hold, which Go refuses`;
+      }
+    }
+  }
+  return undefined;
 }

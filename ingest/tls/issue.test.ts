@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { checkCA, checkLeaf } from './inspect.js';
+import forge from 'node-forge';
+import { checkCA, checkLeaf, goUnreadableName } from './inspect.js';
 import { issueCA, issueClientCert, issueServerCert } from './issue.js';
 
 const HOUR = 3_600_000;
@@ -50,6 +51,16 @@ describe('certificate issuance', async () => {
     assert.notEqual(x.serialNumber, new X509Certificate(server.cert).serialNumber);
   });
 
+  it('writes every name as a UTF8String, which Go reads, never as a PrintableString, which cannot hold "@"', async () => {
+    for (const pem of [ca.cert, server.cert, client.cert]) {
+      const der = new X509Certificate(pem).raw;
+      const cn = /CN=(.*)$/.exec(new X509Certificate(pem).subject)![1]!;
+      const utf8 = Buffer.concat([Buffer.from([0x0c, cn.length]), Buffer.from(cn)]);
+      assert.ok(der.includes(utf8), `${cn} is a UTF8String`);
+      assert.equal(goUnreadableName(pem), undefined);
+    }
+  });
+
   it('never lets a certificate outlive its CA', async () => {
     const shortCA = await issueCA({ now, validityMs: 30 * DAY });
     const leaf = new X509Certificate((await issueClientCert(shortCA, validity)).cert);
@@ -81,6 +92,23 @@ describe('certificate inspection', async () => {
     assert.match(reason(checkCA(ca, { now: new Date(now.getTime() + 276 * DAY), renewBeforeMs: 90 * DAY })), /due for renewal/);
     assert.ok(checkCA(ca, { now: new Date(now.getTime() + 270 * DAY), renewBeforeMs: 90 * DAY }).usable);
     assert.match(reason(checkCA(ca, { now: new Date(now.getTime() - 2 * HOUR), renewBeforeMs: 0 })), /not valid before/);
+  });
+
+  it('rejects a certificate whose PrintableString name holds an "@" (as issued before), so that it is reissued', async () => {
+    const keys = forge.pki.rsa.generateKeyPair({ bits: 1024 });
+    const cert = forge.pki.createCertificate();
+    cert.publicKey = keys.publicKey;
+    cert.serialNumber = '01';
+    cert.validity.notBefore = new Date(now.getTime() - HOUR);
+    cert.validity.notAfter = new Date(now.getTime() + YEAR);
+    cert.setSubject([{ name: 'commonName', value: 'flow-aggregator-ca@1700000000' }]);
+    cert.setIssuer(cert.subject.attributes);
+    cert.setExtensions([{ name: 'basicConstraints', cA: true }]);
+    cert.sign(keys.privateKey, forge.md.sha256.create());
+    const old = { cert: forge.pki.certificateToPem(cert), key: forge.pki.privateKeyToPem(keys.privateKey) };
+    const verdict = checkCA(old, fresh);
+    assert.equal(verdict.usable, false);
+    assert.match((verdict as { reason: string }).reason, /subject CN=flow-aggregator-ca@1700000000 is a PrintableString .* Go refuses/);
   });
 
   it('rejects a server certificate that lacks a wanted name', async () => {

@@ -22,6 +22,12 @@ export interface Validity {
 
 const CLOCK_SKEW_MS = 3_600_000;
 const { pki } = forge;
+/**
+ * Names are UTF8String, as Go writes them: forge's default, PrintableString, has no '@', and Go's
+ * crypto/x509 refuses a certificate whose PrintableString holds one ("invalid PrintableString"), which
+ * would keep every Antrea agent out. (The type declares the tag as asn1.Class; it is an asn1.Type.)
+ */
+const UTF8_STRING = forge.asn1.Type.UTF8 as unknown as forge.asn1.Class;
 
 export async function issueCA({ now, validityMs }: Validity): Promise<KeyPair> {
   const keys = await generateKeys();
@@ -86,7 +92,7 @@ function newCertificate(publicKey: forge.pki.PublicKey, commonName: string, now:
   const notBefore = new Date(now.getTime() - CLOCK_SKEW_MS);
   cert.validity.notBefore = notBefore;
   cert.validity.notAfter = new Date(notBefore.getTime() + validityMs);
-  cert.setSubject([{ name: 'commonName', value: commonName }]);
+  cert.setSubject([{ name: 'commonName', value: commonName, valueTagClass: UTF8_STRING }]);
   return cert;
 }
 

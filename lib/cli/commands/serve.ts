@@ -6,6 +6,7 @@ import { type MessageLog } from '../../log/types.js';
 import { TelemetryServer } from '../../telemetry/http.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { createIngest, type Ingest } from '../../../ingest/index.js';
+import { createFlowStream, type FlowStream } from '../../../exporters/flowstream/index.js';
 import { type ParsedArgs, stringOption } from '../command.js';
 import { type ServiceConfig, serviceConfigSchema } from './service-config.js';
 
@@ -46,13 +47,23 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   const http = new TelemetryServer();
   http.addReadinessCheck('ingest', () => ingest.readiness());
   http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest));
+  let flowStream: FlowStream | undefined;
   try {
     await ingest.start();
+    if (config.flowStreamService.enable) {
+      const topics = config.log.topics;
+      flowStream = createFlowStream({
+        flowStreamService: config.flowStreamService, host: config.ingest.host, tls: config.ingest.tls,
+        flowAggregatorAddress: config.flowAggregatorAddress, topic: topics.flowsProcessed, partitions: topics.flowsProcessedPartitions,
+      }, { log });
+      await flowStream.start();
+    }
     const httpPort = await http.listen(config.apiServer.apiPort, config.apiServer.bindAddress || undefined);
     logger.info(
       {
         log: config.log.backend === 'embedded' ? { backend: 'embedded', dir: config.log.embedded.dir } : { backend: 'kafka', brokers: config.log.kafka?.brokers },
         collectors: ingest.ports,
+        ...(flowStream && { flowStreamService: flowStream.port }),
         http: httpPort,
         ...(opts.notRunning && opts.notRunning.length > 0 && { notRunning: opts.notRunning }),
       },
@@ -69,6 +80,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     logger.info('stopping');
   } finally {
     await http.close();
+    await flowStream?.stop().catch((err: unknown) => logger.error({ err }, 'the flow stream service did not stop cleanly'));
     await ingest.stop().catch((err: unknown) => logger.error({ err }, 'ingest did not stop cleanly'));
     await log.close();
   }

@@ -7,6 +7,7 @@ import { port } from '../../config/types.js';
 import { kubernetesSection } from '../../k8s/config.js';
 import { logConfigSchema } from '../../log/config.js';
 import { ingestConfigShape, refineIngestConfig } from '../../../ingest/config.js';
+import { flowStreamSection } from '../../../exporters/flowstream/config.js';
 
 export const apiServerSection = z
   .strictObject({
@@ -23,6 +24,7 @@ export const serviceConfigSchema = z
     log: logConfigSchema.prefault({}),
     apiServer: apiServerSection,
     kubernetes: kubernetesSection,
+    flowStreamService: flowStreamSection,
   })
   .superRefine(refineIngestConfig);
 

@@ -1,0 +1,104 @@
+// The collector with grpc-js as the client (raw messages, so that malformed ones can be sent): a malformed
+// message ends its own stream with INVALID_ARGUMENT and is counted, while another stream goes on; the
+// per-peer stream and connection limits refuse what is beyond them; half-close gets the empty response.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type TestContext, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import * as grpc from '@grpc/grpc-js';
+import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
+import { registry } from '../../lib/telemetry/metrics.js';
+import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
+import { ingestConfig } from '../config.js';
+import { createIngest } from '../index.js';
+import { agentFlow, encodeMessage } from './testing.js';
+
+const identity = (b: Buffer) => b;
+
+async function start(t: TestContext, grpcSection: Record<string, unknown> = {}) {
+  const root = mkdtempSync(join(tmpdir(), 'flowagg-grpc-collector-'));
+  const log = await openEmbeddedLog({ dir: join(root, 'log'), fsync: { policy: 'interval' } });
+  t.after(() => log.close());
+  const certDir = join(root, 'tls');
+  const config = ingestConfig.parse({
+    aggregatorTransportProtocol: 'none',
+    ingest: { host: '127.0.0.1', port: 0, grpc: { port: 0, ...grpcSection }, tls: { mode: 'directory', dir: certDir } },
+  });
+  const ingest = createIngest(config, { log });
+  await ingest.start();
+  t.after(() => ingest.stop());
+  const credentials = grpc.credentials.createSsl(readFileSync(join(certDir, 'ca.crt')), readFileSync(join(certDir, 'client.key')), readFileSync(join(certDir, 'client.crt')));
+  const clients: grpc.Client[] = [];
+  t.after(() => clients.forEach((c) => c.close()));
+  const client = () => {
+    // One channel per client: grpc-js would otherwise share a connection between them.
+    const c = new grpc.Client(`127.0.0.1:${ingest.ports.grpc}`, credentials, { 'grpc.ssl_target_name_override': 'flow-aggregator.flow-aggregator.svc', 'grpc.use_local_subchannel_pool': 1 });
+    clients.push(c);
+    return c;
+  };
+  return { ingest, client };
+}
+
+/** Opens an Export stream; `done` resolves with its final status. */
+function exportStream(client: grpc.Client) {
+  let resolve!: (s: { code: grpc.status; details: string }) => void;
+  const done = new Promise<{ code: grpc.status; details: string }>((r) => (resolve = r));
+  const call = client.makeClientStreamRequest(EXPORT_PATH, identity, identity, (err) => resolve(err === null ? { code: grpc.status.OK, details: '' } : { code: err.code!, details: err.details ?? '' }));
+  return { call, done };
+}
+
+const request = (from: number, n: number) => Buffer.from(encodeMessage('ExportRequest', { flows: Array.from({ length: n }, (_, i) => agentFlow(from + i)) }));
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (const end = Date.now() + 60_000; !cond(); await sleep(20)) if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+}
+
+test('a malformed message ends its stream with INVALID_ARGUMENT after the flows before it; another stream goes on', async (t) => {
+  const { ingest, client } = await start(t);
+  const good = exportStream(client());
+  const bad = exportStream(client());
+  good.call.write(request(0, 5));
+  // Two good flows, then a Flow cut short (a length beyond the message).
+  const truncated = Buffer.concat([request(100, 2), Buffer.from([0x0a, 0x40, 0x12, 0x02])]);
+  bad.call.write(truncated);
+  const badStatus = await bad.done;
+  assert.equal(badStatus.code, grpc.status.INVALID_ARGUMENT);
+  assert.match(badStatus.details, /malformed .*flows: length beyond the message/);
+  good.call.write(request(5, 5));
+  good.call.end();
+  assert.deepEqual(await good.done, { code: grpc.status.OK, details: '' }, 'the good stream gets the empty ExportResponse at half-close');
+  await until(() => ingest.stats().written === 12, '5 + 5 good flows and the 2 before the bad one');
+  assert.equal(ingest.stats().decodeErrors, 1);
+  const metrics = await registry.metrics();
+  const value = (line: RegExp) => Number(line.exec(metrics)?.[1] ?? NaN);
+  assert.ok(value(/^flowagg_ingest_records_total\{exporter="127\.0\.0\.1",transport="grpc"\} (\d+)$/m) >= 12, 'records counted per exporter with transport grpc');
+  assert.ok(value(/^flowagg_ingest_connections_total\{transport="grpc"\} (\d+)$/m) >= 2, 'connections counted');
+  assert.ok(value(/^flowagg_ingest_decode_errors_total\{exporter="127\.0\.0\.1",reason="FLOWAGG_ERR_GRPC_MALFORMED"\} (\d+)$/m) >= 1);
+  assert.ok(value(/^flowagg_ingest_grpc_streams_ended_total\{code="INVALID_ARGUMENT"\} (\d+)$/m) >= 1);
+});
+
+test('streams beyond maxStreamsPerPeer are refused with RESOURCE_EXHAUSTED; connections beyond maxConnectionsPerPeer are closed', async (t) => {
+  const { ingest, client } = await start(t, { maxStreamsPerPeer: 2, maxConnectionsPerPeer: 2 });
+  const c = client();
+  const streams = [exportStream(c), exportStream(c)];
+  for (const s of streams) s.call.write(request(0, 1));
+  await until(() => ingest.stats().streamSessions === 2, 'two open streams');
+  const third = exportStream(c);
+  third.call.write(request(0, 1));
+  const refused = await third.done;
+  assert.equal(refused.code, grpc.status.RESOURCE_EXHAUSTED);
+  assert.match(refused.details, /more than 2 concurrent Export streams from 127\.0\.0\.1/);
+  for (const s of streams) s.call.end();
+  for (const s of streams) assert.equal((await s.done).code, grpc.status.OK);
+
+  // c holds one connection; two more clients make three from 127.0.0.1: one of them is refused.
+  const outcomes = await Promise.all([client(), client()].map(async (other) => {
+    const s = exportStream(other);
+    s.call.write(request(0, 1));
+    s.call.end();
+    return (await s.done).code;
+  }));
+  assert.deepEqual(outcomes.sort(), [grpc.status.OK, grpc.status.UNAVAILABLE].sort(), `outcomes ${outcomes.join(',')}`);
+});

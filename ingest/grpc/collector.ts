@@ -1,0 +1,145 @@
+// Antrea's gRPC collector: FlowExportService.Export (client streaming) on port 14739, beside the IPFIX
+// listeners of the ingest service and writing into the same produce queue. The TLS side (listener.ts) is
+// flowagg's, so that it can bound connections per peer and handshake time; each connection that passes is
+// injected into a grpc-js server, which speaks HTTP/2 and gRPC on it with the configured limits (message
+// size, concurrent streams per connection, keepalive, idle connections). Messages reach the handler as raw
+// bytes (identity (de)serializers): export-stream.ts transcodes them straight to FlowRecords.
+import { type Server, type ServerReadableStream, type sendUnaryData, type ServiceDefinition } from '@grpc/grpc-js';
+import * as grpc from '@grpc/grpc-js';
+import { type StreamListener } from '../listeners/tcp.js';
+import { type TlsMaterialSource } from '../listeners/tls.js';
+import { type ExporterSeries, exporterSeries, ingestMetrics } from '../metrics.js';
+import { type ProduceQueue } from '../produce-queue.js';
+import { RecordBuffer } from '../records/record-buffer.js';
+import { type TlsMaterial } from '../tls/provider.js';
+import { type Logger, sampledLogger } from '../../lib/telemetry/logger.js';
+import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
+import { type GrpcConfig } from './config.js';
+import { handleExport, type StreamCounters } from './export-stream.js';
+import { FlowTranscoder } from './flow-transcode.js';
+import { listenGrpc } from './listener.js';
+import { grpcMetrics } from './metrics.js';
+
+const identity = (b: Buffer) => b;
+
+/** FlowExportService with its messages left as bytes. */
+export const EXPORT_SERVICE: ServiceDefinition = {
+  Export: {
+    path: EXPORT_PATH, requestStream: true, responseStream: false,
+    requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity,
+  },
+};
+
+export interface GrpcCollectorDeps {
+  readonly queue: ProduceQueue;
+  readonly certificates: TlsMaterialSource<TlsMaterial>;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+export interface GrpcCollectorStats {
+  /** Flows queued for flows.raw. */
+  readonly records: number;
+  /** Export streams open now (Antrea's connected exporters). */
+  readonly streams: number;
+  /** Streams ended for a malformed message. */
+  readonly malformed: number;
+  readonly connections: number;
+}
+
+export interface GrpcCollector {
+  readonly port: number;
+  stats(): GrpcCollectorStats;
+  /** Closes every connection (open streams end) and stops listening. */
+  close(): Promise<void>;
+}
+
+export async function startGrpcCollector(config: GrpcConfig, host: string, minVersion: 'TLSv1.2' | 'TLSv1.3', deps: GrpcCollectorDeps): Promise<GrpcCollector> {
+  const server: Server = new grpc.Server({
+    'grpc.max_receive_message_length': config.maxMessageBytes,
+    'grpc.max_concurrent_streams': config.maxStreamsPerConnection,
+    'grpc.keepalive_time_ms': config.keepalive.time,
+    'grpc.keepalive_timeout_ms': config.keepalive.timeout,
+    ...(config.maxConnectionIdle > 0 && { 'grpc.max_connection_idle_ms': config.maxConnectionIdle }),
+  });
+  const stats = { records: 0, streams: 0, malformed: 0, connections: 0 };
+  const streamsPerPeer = new Map<string, number>();
+  const series = new Map<string, ExporterSeries>();
+  const open = new Set<StreamCounters>();
+  const flush = (c: StreamCounters) => {
+    if (c.messages === 0 && c.records === 0) return;
+    let s = series.get(c.address);
+    if (s === undefined) series.set(c.address, (s = exporterSeries(c.address, 'grpc')));
+    s.messages.inc(c.messages);
+    s.records.inc(c.records);
+    c.messages = c.records = 0;
+  };
+  const flusher = setInterval(() => open.forEach(flush), 1000);
+  flusher.unref();
+  const warn = sampledLogger(deps.logger);
+  const exportDeps = {
+    queue: deps.queue, transcoder: new FlowTranscoder(), out: new RecordBuffer(), now: deps.now ?? Date.now, stats, warn,
+    maxStreamsPerPeer: config.maxStreamsPerPeer,
+    admit(address: string) {
+      const n = (streamsPerPeer.get(address) ?? 0) + 1;
+      if (n > config.maxStreamsPerPeer) return false;
+      streamsPerPeer.set(address, n);
+      return true;
+    },
+    release(address: string) {
+      const n = (streamsPerPeer.get(address) ?? 1) - 1;
+      if (n === 0) {
+        streamsPerPeer.delete(address);
+        series.delete(address);
+      } else streamsPerPeer.set(address, n);
+    },
+    counters(address: string) {
+      const c = { address, messages: 0, records: 0 };
+      open.add(c);
+      return c;
+    },
+    ended(c: StreamCounters) {
+      flush(c);
+      open.delete(c);
+    },
+  };
+  server.addService(EXPORT_SERVICE, {
+    Export: (call: ServerReadableStream<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => handleExport(call, callback, exportDeps),
+  });
+  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  const listener: StreamListener = await listenGrpc(
+    {
+      host, port: config.port, maxConnections: config.maxConnections, maxConnectionsPerPeer: config.maxConnectionsPerPeer,
+      handshakeTimeoutMs: config.handshakeTimeout, minVersion, certificates: deps.certificates,
+    },
+    {
+      connection(socket) {
+        stats.connections++;
+        grpcMetrics.connections.inc();
+        ingestMetrics.connections.inc({ transport: 'grpc' });
+        socket.once('close', (hadError) => {
+          stats.connections--;
+          grpcMetrics.connections.dec();
+          ingestMetrics.connectionsClosed.inc({ transport: 'grpc', reason: hadError ? 'error' : 'end' });
+        });
+        injector.injectConnection(socket);
+      },
+      refused(reason, address, detail) {
+        grpcMetrics.refused.inc({ reason });
+        if (reason === 'handshake') ingestMetrics.tlsHandshakeFailures.inc();
+        warn(`grpc-refused:${reason}:${address}`, { exporter: address, reason, err: detail }, 'refused a gRPC client');
+      },
+    },
+  );
+  return {
+    port: listener.port,
+    stats: () => ({ ...stats }),
+    async close() {
+      clearInterval(flusher);
+      open.forEach(flush);
+      injector.destroy();
+      await listener.close();
+      server.forceShutdown();
+    },
+  };
+}

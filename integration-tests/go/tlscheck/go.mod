@@ -1,0 +1,3 @@
+module flowagg.test/tlscheck
+
+go 1.22
