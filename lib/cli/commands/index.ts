@@ -5,6 +5,7 @@ import { ingestCommand } from './ingest.js';
 import { notYetImplemented } from './not-implemented.js';
 import { offsetsCommand } from './offsets.js';
 import { runCommand } from './run.js';
+import { simulateCommand } from './simulate.js';
 
 export const commands: readonly Command[] = [
   runCommand,
@@ -13,4 +14,5 @@ export const commands: readonly Command[] = [
   notYetImplemented('export', 'send flows.processed to an IPFIX collector, ClickHouse or flow-log files'),
   decodeCommand,
   offsetsCommand,
+  simulateCommand,
 ];
