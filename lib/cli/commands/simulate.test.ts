@@ -5,22 +5,8 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { main } from '../main.js';
+import { runMain } from '../testing.js';
 import { parseTarget, simulationOptions } from './simulate.js';
-
-async function capture(argv: string[]): Promise<{ code: number; stderr: string }> {
-  const write = process.stderr.write.bind(process.stderr);
-  let stderr = '';
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    return { code: await main(argv), stderr };
-  } finally {
-    process.stderr.write = write;
-  }
-}
 
 test('a command line that cannot work exits 2 before anything connects, saying what to change', async () => {
   const cases: [string[], RegExp][] = [
@@ -40,7 +26,7 @@ test('a command line that cannot work exits 2 before anything connects, saying w
     [['--bogus'], /Unknown option '--bogus'/],
   ];
   for (const [argv, message] of cases) {
-    const { code, stderr } = await capture(['simulate', ...argv]);
+    const { code, stderr } = await runMain(['simulate', ...argv]);
     assert.equal(code, 2, `${argv.join(' ')}: exit 2`);
     assert.match(stderr, message, argv.join(' '));
     assert.match(stderr, /See: flowagg simulate --help/);
@@ -49,7 +35,7 @@ test('a command line that cannot work exits 2 before anything connects, saying w
 
 test('missing TLS files are named, with how to get them; nothing listening makes the start fail with the Nodes\' errors', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'flowagg-simulate-cli-'));
-  const tls = await capture(['simulate', '--transport', 'grpc', '--tls-dir', dir, '-q']);
+  const tls = await runMain(['simulate', '--transport', 'grpc', '--tls-dir', dir, '-q']);
   assert.equal(tls.code, 1);
   assert.match(tls.stderr, new RegExp(`cannot read the CA certificate ${dir}/ca\\.crt: .*flowagg certs issue.*FLOWAGG_ERR_SIMULATE_TLS_FILES`));
   // A port nothing listens on (one the OS just gave out and took back): every connection is refused.
@@ -57,7 +43,7 @@ test('missing TLS files are named, with how to get them; nothing listening makes
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
-  const refused = await capture(['simulate', '--target', `127.0.0.1:${port}`, '--nodes', '2', '--connect-timeout', '1s', '-q']);
+  const refused = await runMain(['simulate', '--target', `127.0.0.1:${port}`, '--nodes', '2', '--connect-timeout', '1s', '-q']);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, new RegExp(`2 of 2 Nodes could not connect within 1000 ms \\(node-0: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}; node-1: .*\\[FLOWAGG_ERR_SIMULATE_CONNECT\\]`));
 });
