@@ -40,7 +40,7 @@ test('a skipped record\'s counts go with the Node\'s next record of the flow; th
   const lastSent = new Map<string, number>();
   const ended = new Set<string>();
   // node-1 is down for three intervals of the first generation; every 7th record of node-3 is skipped.
-  const start = schedule.peek().exportTime;
+  const start = schedule.nextDue() / 1000;
   for (let i = 0; i < w.recordCount * 2; i++) {
     const r = schedule.take();
     const key = `${r.flow}/${r.half}`;
@@ -78,6 +78,24 @@ test('a skipped record\'s counts go with the Node\'s next record of the flow; th
     assert.equal(flows.reduce((a, f) => a + (f.source?.[c] ?? 0) + (f.destination?.[c] ?? 0), 0), ledger.totals[c], `${c}: the flows add up to the total`);
   }
   assert.equal(carry.open, [...lastSent.keys()].filter((k) => !ended.has(k)).length, 'the carry holds only halves still running');
+});
+
+test('aligned to a later start, every time of the workload moves by the same whole seconds', () => {
+  const w = antreaWorkload(options);
+  const planned = [...w.records()].slice(0, 50);
+  const schedule = new Schedule(w);
+  const first = schedule.nextDue();
+  schedule.alignTo(first + 42_700);
+  assert.equal(schedule.nextDue(), first + 42_000);
+  for (const p of planned) {
+    const r = schedule.take();
+    assert.equal(r.exportTime, p.exportTime + 42);
+    assert.deepEqual([r.values[0], r.values[1]], [(p.values[0] as number) + 42, (p.values[1] as number) + 42], 'flowStartSeconds, flowEndSeconds');
+    assert.deepEqual(r.values.slice(2), p.values.slice(2));
+  }
+  const early = new Schedule(antreaWorkload(options));
+  early.alignTo(0);
+  assert.equal(early.nextDue(), first, 'never moved back');
 });
 
 test('the delta indexes are the template\'s delta counters', () => {

@@ -9,7 +9,7 @@ const node = (name: string, over: Partial<NodeReport> = {}): NodeReport => ({
 });
 
 const report = (nodes: NodeReport[], lost = 0): SimulationReport => ({
-  transport: 'tcp', target: '127.0.0.1:4739', startedAt: '2026-12-01T00:00:00.000Z', durationMs: 10_000,
+  transport: 'tcp', target: '127.0.0.1:4739', startedAt: '2026-12-01T00:00:00.000Z', durationMs: 10_000, cpuSeconds: 1.5,
   flows: { concurrent: 1000, recordsPerFlow: 5, exportIntervalS: 5, seed: 1 }, rate: { target: 320, natural: 320, achieved: 2 },
   records: { sent: 20, lost, skipped: { late: 0, unavailable: 3 } },
   totals: { records: 20, packetDeltaCount: 200, octetDeltaCount: 2000, reversePacketDeltaCount: 100, reverseOctetDeltaCount: 1000 }, nodes,

@@ -25,6 +25,8 @@ export interface SimulationReport {
   readonly startedAt: string;
   /** From the first record due to the end of sending. */
   readonly durationMs: number;
+  /** CPU time the simulator used meanwhile (user and system): near durationMs means it could not go faster. */
+  readonly cpuSeconds: number;
   readonly flows: { readonly concurrent: number; readonly recordsPerFlow: number; readonly exportIntervalS: number; readonly seed: number };
   readonly rate: { readonly target: number; readonly natural: number; readonly achieved: number };
   readonly records: { readonly sent: number; readonly lost: number; readonly skipped: { readonly late: number; readonly unavailable: number } };

@@ -1,9 +1,13 @@
 // Which record the simulated Agents send next, and when: the workload's flows (lib/antrea) generation after
 // generation, so that its `flows` stay running for as long as the simulation goes on. Generation g is
 // flows [g·M, (g+1)·M); each starts as the one before it ends (workload.ts), so two generations overlap in
-// time and are merged by export time. A record is due at the start of its export second (wall clock:
-// the workload's startTime is the simulation's start).
-import { type AgentRecord, type Workload } from '../antrea/workload.js';
+// time and are merged by export time. A record is due at the start of its export second on the wall clock.
+// Laying out the first generations takes a while with many flows, so the schedule is aligned once that is
+// done: every time of the workload moves by the same whole seconds, as if it had started then.
+import { agentFieldNames, type AgentRecord, type Workload } from '../antrea/workload.js';
+
+const FLOW_START = agentFieldNames(4).indexOf('flowStartSeconds');
+const FLOW_END = agentFieldNames(4).indexOf('flowEndSeconds');
 
 interface Open {
   readonly records: Iterator<AgentRecord>;
@@ -15,6 +19,8 @@ export class Schedule {
   /** Open generations, each with its next record; the next generation is always open too, for the merge. */
   readonly #open: Open[] = [];
   #generations = 0;
+  /** Seconds added to the workload's times. */
+  #shift = 0;
 
   constructor(workload: Workload) {
     this.#workload = workload;
@@ -22,17 +28,17 @@ export class Schedule {
     this.#openGeneration();
   }
 
-  /** The next record in export-time order (ties: the older generation first). */
-  peek(): AgentRecord {
-    return this.#earliest().head;
+  /** Moves the workload's times so that its first record falls due at `nowMs` (if later than planned). */
+  alignTo(nowMs: number): void {
+    this.#shift = Math.max(0, Math.floor(nowMs / 1000) - this.#earliest().head.exportTime);
   }
 
   /** Milliseconds since the epoch when the next record is due. */
   nextDue(): number {
-    return this.peek().exportTime * 1000;
+    return (this.#earliest().head.exportTime + this.#shift) * 1000;
   }
 
-  /** Takes the next record. */
+  /** Takes the next record, in export-time order (ties: the older generation first). */
   take(): AgentRecord {
     const open = this.#earliest();
     const record = open.head;
@@ -41,7 +47,11 @@ export class Schedule {
       this.#open.splice(this.#open.indexOf(open), 1);
       this.#openGeneration();
     } else open.head = next.value;
-    return record;
+    if (this.#shift === 0) return record;
+    const values = record.values;
+    values[FLOW_START] = (values[FLOW_START] as number) + this.#shift;
+    values[FLOW_END] = (values[FLOW_END] as number) + this.#shift;
+    return { ...record, exportTime: record.exportTime + this.#shift };
   }
 
   #earliest(): Open {

@@ -1,8 +1,10 @@
 // `flowagg simulate`'s engine: synthetic Antrea Agents, one per Node, each with its own connection to the
 // collector, sending the records of the workload's flows as they fall due on the wall clock, no faster
 // than the target rate, until the duration or the record count is reached or the caller aborts; then what
-// was sent. Records more than an export interval behind their schedule are skipped (the Agents fall
-// behind, and their next records carry the counts), so the records' times stay close to the clock.
+// was sent. When the rate holds records back by more than an export interval, they are skipped (the Agents
+// fall behind, and their next records carry the counts), so that the records' times stay close to the
+// clock; when the CPU does (the simulator cannot make records that fast), they go out late, and the
+// progress line says how far behind.
 import { lookup } from 'node:dns/promises';
 import { antreaWorkload, type AgentNode, type Workload } from '../antrea/workload.js';
 import { FlowaggError } from '../errors.js';
@@ -84,12 +86,17 @@ export async function simulate(o: SimulationOptions, hooks: SimulationHooks = {}
   const { address } = await lookup(o.host);
   const target: Target = { address, port: o.port };
   const bind = o.bindLoopback && o.transport !== 'grpc' && bindsLoopback(address);
-  // The Nodes alone, to connect them before the flows are laid out.
-  const nodes = antreaWorkload({ ...shape.workload, flows: 1 }).nodes;
+  const interval = shape.workload.exportIntervalS;
+  // The first records fall due about now: a flow's first export is one interval after it starts, give or
+  // take the Nodes' clock offsets (workload.ts); the schedule moves to when every Node is connected.
+  const workload = antreaWorkload({ ...shape.workload, startTime: Math.floor(Date.now() / 1000) + 2 - interval });
+  const nodes = workload.nodes;
   const links = nodes.map((node, i) => linkFor(o, node, target, bind ? loopbackSource(i) : undefined));
   const ledger = new Ledger(nodes.length, { perFlow: o.perFlow });
+  // Laid out before connecting: that takes a while with many flows, and would hold up the handshakes.
+  const schedule = new Schedule(workload);
+  for (const l of links) l.start();
   try {
-    for (const l of links) l.start();
     await allUp(links, nodes, o.connectTimeoutMs, hooks.signal);
   } catch (err) {
     await Promise.all(links.map((l) => l.close(0)));
@@ -98,11 +105,8 @@ export async function simulate(o: SimulationOptions, hooks: SimulationHooks = {}
   hooks.started?.(nodes, bind);
 
   const startedAt = Date.now();
-  const interval = shape.workload.exportIntervalS;
-  // The first records fall due now: a flow's first export is one interval after it starts, give or take
-  // the Nodes' clock offsets (workload.ts).
-  const workload = antreaWorkload({ ...shape.workload, startTime: Math.floor(startedAt / 1000) + 2 - interval });
-  const schedule = new Schedule(workload);
+  const cpu = process.cpuUsage();
+  schedule.alignTo(startedAt);
   const carry = new DeltaCarry(shape.workload.recordsPerHalf);
   const agents = nodes.map((node, i) => new Agent(node, links[i]!, ledger, carry));
   const bucket = new TokenBucket(shape.bucketRate, Math.max(10, shape.bucketRate / 10), startedAt);
@@ -144,12 +148,14 @@ export async function simulate(o: SimulationOptions, hooks: SimulationHooks = {}
         if (o.maxRecords !== undefined && handedOver >= o.maxRecords) return stop();
         const due = schedule.nextDue();
         if (due > now) break;
-        if (now - due > lateMs) {
+        if (tokens < 1) {
+          // Held back by the rate, not by the CPU: a record this late is skipped, as an Agent that cannot
+          // keep up exports its flows less often.
+          if (now - due <= lateMs) break;
           const r = schedule.take();
           agents[r.node.index]!.late(r);
           continue;
         }
-        if (tokens < 1) break;
         const r = schedule.take();
         if (agents[r.node.index]!.offer(r)) {
           tokens--;
@@ -166,16 +172,17 @@ export async function simulate(o: SimulationOptions, hooks: SimulationHooks = {}
     turn();
   });
 
+  const used = process.cpuUsage(cpu);
   const upAtEnd = links.map((l) => l.state === 'up');
   await Promise.all(links.map((l) => l.close(CLOSE_TIMEOUT_MS)));
-  return report(o, shape, { startedAt, durationMs: stoppedAt - startedAt, nodes, links, upAtEnd, ledger, workload });
+  return report(o, shape, { startedAt, durationMs: stoppedAt - startedAt, cpuSeconds: (used.user + used.system) / 1e6, nodes, links, upAtEnd, ledger, workload });
 }
 
 function report(
   o: SimulationOptions,
   shape: Shape,
   run: {
-    startedAt: number; durationMs: number; nodes: readonly AgentNode[]; links: readonly Link[]; upAtEnd: readonly boolean[]; ledger: Ledger; workload: Workload;
+    startedAt: number; durationMs: number; cpuSeconds: number; nodes: readonly AgentNode[]; links: readonly Link[]; upAtEnd: readonly boolean[]; ledger: Ledger; workload: Workload;
   },
 ): SimulationReport {
   const { ledger, links } = run;
@@ -189,7 +196,7 @@ function report(
   });
   const flowSums = ledger.flows(run.workload);
   return {
-    transport: o.transport, target: `${o.host}:${o.port}`, startedAt: new Date(run.startedAt).toISOString(), durationMs: run.durationMs,
+    transport: o.transport, target: `${o.host}:${o.port}`, startedAt: new Date(run.startedAt).toISOString(), durationMs: run.durationMs, cpuSeconds: run.cpuSeconds,
     flows: { concurrent: shape.flows, recordsPerFlow: shape.workload.recordsPerHalf, exportIntervalS: shape.workload.exportIntervalS, seed: shape.workload.seed },
     rate: { target: shape.rate, natural: shape.natural, achieved: run.durationMs > 0 ? (ledger.totals.records * 1000) / run.durationMs : 0 },
     records: { sent: ledger.totals.records, lost: ledger.lostRecords, skipped: { ...ledger.skippedRecords } },
