@@ -14,10 +14,7 @@ const oneProtocol = z
   .transform((v) => v.trim().toLowerCase())
   .pipe(z.enum(['tls', 'tcp', 'udp', 'none'], { error: (i) => `"${String(i.input)}" is not a transport (tls, tcp, udp or none)` }));
 
-/**
- * Antrea's `aggregatorTransportProtocol`, case-insensitive. flowagg also takes a list, so that UDP and
- * TCP (or TLS) collectors run at once; "none" (alone) runs no collector.
- */
+/** Antrea's `aggregatorTransportProtocol`, case-insensitive; flowagg also takes a list. */
 export const transportProtocols = z
   .preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(oneProtocol).min(1))
   .transform((v, ctx): Transport[] => {
@@ -27,61 +24,54 @@ export const transportProtocols = z
       return [];
     }
     return list as Transport[];
+  })
+  .meta({
+    typeLabel: 'tls, tcp, udp or none, or a list of them',
+    description:
+      "Antrea's key: the IPFIX collectors to run, case-insensitive. flowagg also takes a list, so that UDP and TCP (or TLS) collectors run at once; \"none\" (alone) runs no IPFIX collector.",
   });
 
 export const ingestSection = z
   .strictObject({
-    /** Address the collectors bind; "" is every IPv4 and IPv6 address (Antrea's ":4739"). */
-    host: z.string().default(''),
-    /** IPFIX port (IANA 4739) for UDP and TCP, and for TLS unless tlsPort says otherwise. */
-    port: port.default(4739),
-    /** TLS port when TCP and TLS run together (they cannot share one TCP port). */
-    tlsPort: port.optional(),
+    host: z.string().default('').describe('Address the collectors bind; "" is every IPv4 and IPv6 address (Antrea\'s ":4739").'),
+    port: port.default(4739).describe('IPFIX port (IANA 4739) for UDP and TCP, and for TLS unless tlsPort says otherwise.'),
+    tlsPort: port.optional().describe('TLS port when TCP and TLS run together (they cannot share one TCP port).'),
     udp: z
       .strictObject({
-        /** Largest datagram read; IPFIX messages are at most 65,535 bytes. */
-        maxDatagramBytes: z.number().int().min(512).max(65535).default(65535),
-        /** SO_RCVBUF: absorbs bursts while the event loop is busy. */
-        receiveBufferBytes: byteSize.default(8 * 1024 * 1024),
-        /** Exporters (address and port) tracked at once; beyond it the least recently active is forgotten. */
-        maxSessions: z.number().int().positive().default(65_536),
+        maxDatagramBytes: z.number().int().min(512).max(65535).default(65535).describe('Largest datagram read; IPFIX messages are at most 65,535 bytes.'),
+        receiveBufferBytes: byteSize.default(8 * 1024 * 1024).describe('SO_RCVBUF: absorbs bursts while the event loop is busy.'),
+        maxSessions: z.number().int().positive().default(65_536).describe('Exporters (address and port) tracked at once; beyond it the least recently active is forgotten.'),
       })
       .prefault({}),
     tcp: z
       .strictObject({
-        /** Connections beyond this are refused, so that connection floods cannot exhaust memory. */
-        maxConnections: z.number().int().positive().default(4096),
+        maxConnections: z.number().int().positive().default(4096).describe('Connections beyond this are refused, so that connection floods cannot exhaust memory.'),
       })
       .prefault({}),
     tls: tlsSection,
-    /** Antrea's gRPC collector, FlowExportService (ingest/grpc/config.ts). */
     grpc: grpcSection,
-    /** UDP template lifetime (RFC 7011 §8.4); go-ipfix's default is 1800 s. A UDP session idle this long is dropped. */
-    templateTtl: duration.default(1_800_000),
-    /** The bounded queue between decoding and the log: the backpressure point. */
+    templateTtl: duration.default(1_800_000).describe('UDP template lifetime (RFC 7011 §8.4); go-ipfix\'s default is 1800 s. A UDP session idle this long is dropped.'),
     queue: z
       .strictObject({
-        /** Records waiting for the log beyond which TCP/TLS sessions stop reading and UDP datagrams are dropped. */
-        maxRecords: z.number().int().positive().default(100_000),
-        /** The same bound in encoded bytes. */
-        maxBytes: byteSize.default(64 * 1024 * 1024),
-        /** Records per producer.send. */
-        batchRecords: z.number().int().positive().default(5000),
-        /** How long a partial batch waits for more records. */
-        linger: duration.default(5),
-        /** producer.send calls outstanding at once. */
-        maxInFlightBatches: z.number().int().positive().default(4),
+        maxRecords: z.number().int().positive().default(100_000).describe('Records waiting for the log beyond which TCP/TLS sessions stop reading and UDP datagrams are dropped.'),
+        maxBytes: byteSize.default(64 * 1024 * 1024).describe('The same bound in encoded bytes.'),
+        batchRecords: z.number().int().positive().default(5000).describe('Records per producer.send.'),
+        linger: duration.default(5).describe('How long a partial batch waits for more records.'),
+        maxInFlightBatches: z.number().int().positive().default(4).describe('producer.send calls outstanding at once.'),
       })
-      .prefault({}),
-    /** On stop, how long records still queued may take to reach the log before they are given up (and counted). */
-    shutdownTimeout: duration.default(10_000),
+      .prefault({})
+      .describe('The bounded queue between decoding and the log: the backpressure point.'),
+    shutdownTimeout: duration.default(10_000).describe('On stop, how long records still queued may take to reach the log before they are given up (and counted).'),
   })
   .prefault({});
 
 /** The keys ingest reads from a flowagg configuration file (the service configuration's `log` has more). */
 export const ingestConfigShape = {
   aggregatorTransportProtocol: transportProtocols.default(['udp', 'tcp']),
-  flowAggregatorAddress: z.string().default(''),
+  flowAggregatorAddress: z
+    .string()
+    .default('')
+    .describe("Antrea's key: an extra name of the collector for its TLS server certificate (an IP SAN if it parses as an IP, else a DNS SAN)."),
   ingest: ingestSection,
   log: z.object({ topics: topicsSchema }).prefault({}),
 };

@@ -6,6 +6,7 @@
 // to ingest.shutdownTimeout for queued records to reach the log and counts what it had to give up.
 import { FlowaggError } from '../lib/errors.js';
 import { type Consumer, type MessageLog } from '../lib/log/types.js';
+import { type AvroFraming } from '../schemas/avro.js';
 import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
 import { type IngestConfig, type Transport } from './config.js';
 import { INGEST_STATE } from './errors.js';
@@ -28,6 +29,8 @@ export interface IngestDeps {
   readonly replicaId?: string;
   readonly logger?: Logger;
   readonly now?: () => number;
+  /** How FlowRecords are framed on flows.raw: lib/log/value-format.ts decides it from log.valueFormat. */
+  readonly framing?: AvroFraming;
 }
 
 export type IngestState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
@@ -59,6 +62,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
     },
     onUdpSessionEnd: (session) => publisher.forget(session.exporter),
     ...(deps.now && { now: deps.now }),
+    ...(deps.framing && { framing: deps.framing }),
   });
   const ports: Partial<Record<Transport | 'grpc', number>> = {};
   const grpcConfig = section.grpc;
@@ -112,7 +116,9 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
       ports.tls = tls.port;
     }
     if (grpcConfig.enabled) {
-      grpc = await startGrpcCollector(grpcConfig, host, section.tls.minVersion, { queue: pipeline.queue, certificates: certificates!, logger, ...(deps.now && { now: deps.now }) });
+      grpc = await startGrpcCollector(grpcConfig, host, section.tls.minVersion, {
+        queue: pipeline.queue, certificates: certificates!, logger, ...(deps.now && { now: deps.now }), ...(deps.framing && { framing: deps.framing }),
+      });
       const collector = grpc;
       closers.push(() => collector.close());
       ports.grpc = grpc.port;

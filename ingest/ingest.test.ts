@@ -175,10 +175,14 @@ test('two replicas on one log: a UDP template sent to one decodes data sent to t
   socket.send(templateOnly!, a.ports.udp!, '127.0.0.1');
   // The template travels a → ipfix.templates → b; wait until b has it, then send b only data.
   await until(() => b.stats().udpSessions === 1, 'b to learn the template from the topic (its session of the exporter appears)');
+  // A session made from a shared template is not a connection to b (numConnectionsToCollector).
+  assert.equal(b.stats().udpExporters, 0);
+  assert.equal(a.stats().udpExporters, 1);
   const data = agentMessages(encoder, agentTemplate(), 0, 30, false);
   for (const m of data) socket.send(m, b.ports.udp!, '127.0.0.1');
   await until(() => b.stats().written === 30, 'b to decode the data');
   assert.equal(b.stats().decodeErrors, 0);
+  assert.equal(b.stats().udpExporters, 1);
   const records = await readFlowRecords(log);
   assert.equal(records.length, 30);
   for (const { record } of records) assertAgentRecord(record, recordIndex(record), socket.address().port, 'udp');

@@ -11,6 +11,7 @@ import { type Socket } from 'node:net';
 import { errorMessage, isFlowaggError } from '../lib/errors.js';
 import { type Template } from '../lib/ipfix/types.js';
 import { type Producer } from '../lib/log/types.js';
+import { type AvroFraming } from '../schemas/avro.js';
 import { type Logger, sampledLogger } from '../lib/telemetry/logger.js';
 import { type IngestSection, type Transport } from './config.js';
 import { type Endpoint, exporterAddress } from './listeners/address.js';
@@ -30,6 +31,8 @@ export interface PipelineDeps {
   /** A UDP session ended (expired or evicted). */
   readonly onUdpSessionEnd?: (session: ExporterSession) => void;
   readonly now?: () => number;
+  /** How FlowRecords are framed on flows.raw (log.valueFormat); single-object by default. */
+  readonly framing?: AvroFraming;
 }
 
 /** Counters for /recordmetrics and tests; Prometheus has the labelled detail. */
@@ -42,6 +45,12 @@ export interface PipelineStats {
   decodeErrors: number;
   lostInTransit: number;
   udpSessions: number;
+  /**
+   * UDP sessions whose exporter sent this process a message. Sessions made only from templates another
+   * replica (or this one before a restart) shared are not connections: counting them made
+   * numConnectionsToCollector 1 after a restart with no exporter connected.
+   */
+  udpExporters: number;
   streamSessions: number;
   pausedStreams: number;
   queuedRecords: number;
@@ -65,6 +74,8 @@ export class Pipeline {
   readonly #warn: ReturnType<typeof sampledLogger>;
   readonly #series = new WeakMap<ExporterSession, ExporterSeries>();
   readonly #streamCounts = new Map<Transport, number>();
+  readonly #heardUdp = new WeakSet<ExporterSession>();
+  #udpExporters = 0;
   readonly #stats = { messages: 0, records: 0, written: 0, droppedRecords: 0, droppedMessages: 0, decodeErrors: 0, lostInTransit: 0 };
 
   constructor(config: IngestSection, topic: string, deps: PipelineDeps) {
@@ -93,12 +104,16 @@ export class Pipeline {
     );
     // Every paused stream waits for one 'drain'.
     this.queue.setMaxListeners(0);
-    this.udpSessions = new UdpSessionTable({ templateTtlMs: config.templateTtl, maxSessions: config.udp.maxSessions, now: this.#now });
+    this.udpSessions = new UdpSessionTable({ templateTtlMs: config.templateTtl, maxSessions: config.udp.maxSessions, now: this.#now, framing: deps.framing });
   }
 
   /** One UDP datagram: one IPFIX message. */
   datagram(message: Buffer, from: Endpoint): void {
     const session = this.udpSessions.get(from, (evicted) => this.#endUdpSession(evicted));
+    if (!this.#heardUdp.has(session)) {
+      this.#heardUdp.add(session);
+      this.#udpExporters++;
+    }
     this.#handle(session, message);
   }
 
@@ -112,7 +127,7 @@ export class Pipeline {
   stream(socket: Socket, transport: Exclude<Transport, 'udp'>): void {
     const exporter = { address: exporterAddress(socket.remoteAddress ?? 'unknown'), port: socket.remotePort ?? 0 };
     // Stream templates live as long as the connection: no lifetime applies.
-    const session = new ExporterSession(transport, exporter, { templateTtlMs: Infinity, now: this.#now });
+    const session = new ExporterSession(transport, exporter, { templateTtlMs: Infinity, now: this.#now, framing: this.#deps.framing });
     metrics.connections.inc({ transport });
     const queue = this.queue;
     const entry: StreamEntry = {
@@ -167,6 +182,7 @@ export class Pipeline {
     return {
       ...this.#stats,
       udpSessions: this.udpSessions.size,
+      udpExporters: this.#udpExporters,
       streamSessions: this.#streams.size,
       pausedStreams: paused,
       queuedRecords: q.queuedRecords,
@@ -257,6 +273,7 @@ export class Pipeline {
   }
 
   #endUdpSession(session: ExporterSession): void {
+    if (this.#heardUdp.delete(session)) this.#udpExporters--;
     this.#sequences.forget(session.id);
     this.#deps.onUdpSessionEnd?.(session);
   }

@@ -5,6 +5,7 @@
 // (keyed by observation domain and template id inside) and one compiled transcoder per template.
 import { TemplateStore } from '../lib/ipfix/template-store.js';
 import { type Template } from '../lib/ipfix/types.js';
+import { type AvroFraming } from '../schemas/avro.js';
 import { type MessageContext } from './records/context.js';
 import { compileTranscoder, type Transcoder } from './records/transcode.js';
 import { type Transport } from './config.js';
@@ -22,9 +23,12 @@ export class ExporterSession {
   /** systemInitTimeMilliseconds per observation domain, from options records. */
   readonly systemInitTime = new Map<number, number>();
   lastActivity: number;
+  readonly #framing: AvroFraming | undefined;
   readonly #transcoders = new Map<number, { template: Template; transcoder: Transcoder }>();
 
-  constructor(transport: Transport, exporter: Endpoint, opts: { templateTtlMs: number; now: () => number }) {
+  /** `framing`: how the FlowRecords are framed (log.valueFormat); single-object by default. */
+  constructor(transport: Transport, exporter: Endpoint, opts: { templateTtlMs: number; now: () => number; framing?: AvroFraming | undefined }) {
+    this.#framing = opts.framing;
     this.transport = transport;
     this.exporter = exporter;
     const where = exporter.address.includes(':') ? `[${exporter.address}]:${exporter.port}` : `${exporter.address}:${exporter.port}`;
@@ -39,7 +43,7 @@ export class ExporterSession {
     const key = template.observationDomainId * 65536 + template.id;
     const cached = this.#transcoders.get(key);
     if (cached !== undefined && cached.template === template) return cached.transcoder;
-    const transcoder = compileTranscoder(template, { exporterAddress: this.exporter.address, exporterPort: this.exporter.port, transport: this.transport });
+    const transcoder = compileTranscoder(template, { exporterAddress: this.exporter.address, exporterPort: this.exporter.port, transport: this.transport }, this.#framing);
     this.#transcoders.set(key, { template, transcoder });
     return transcoder;
   }
@@ -56,6 +60,7 @@ export interface UdpSessionTableOptions {
   readonly templateTtlMs: number;
   readonly maxSessions: number;
   readonly now: () => number;
+  readonly framing?: AvroFraming | undefined;
 }
 
 /** UDP sessions by exporter address and port, in least-recently-active order. */
@@ -81,7 +86,7 @@ export class UdpSessionTable {
       this.#sessions.delete(oldestKey);
       evicted(oldest);
     }
-    const session = new ExporterSession('udp', exporter, { templateTtlMs: this.#opts.templateTtlMs, now: this.#opts.now });
+    const session = new ExporterSession('udp', exporter, { templateTtlMs: this.#opts.templateTtlMs, now: this.#opts.now, framing: this.#opts.framing });
     this.#sessions.set(key, session);
     return session;
   }

@@ -1,7 +1,7 @@
 // `npm run fuzz [iterations] [seed]`: mutation-fuzzes the IPFIX decoder (default 100,000 mutations)
 // and the decode command's JSON and text formatting of whatever decodes, then reports the counts.
 // Exits 1 if anything other than an IpfixError was thrown.
-import { recordToJson, recordToText } from '../lib/cli/commands/decode-format.js';
+import { jsonLine, jsonLinePrefix, recordToText } from '../lib/cli/commands/decode-format.js';
 import { fuzz } from '../lib/ipfix/testing/fuzz.js';
 
 const iterations = Number(process.argv[2] ?? 100_000);
@@ -9,7 +9,7 @@ const seed = Number(process.argv[3] ?? Date.now() % 2 ** 31);
 const start = performance.now();
 const report = fuzz(iterations, seed, (d) => {
   for (const r of d.records) {
-    JSON.stringify(recordToJson(r, { exporter: 'fuzz', header: d.header }));
+    JSON.parse(jsonLine(r, jsonLinePrefix(r.template.id, { exporter: 'fuzz', header: d.header })));
     recordToText(r);
   }
 });

@@ -6,23 +6,18 @@ import { byteSize, duration, port } from '../../lib/config/types.js';
 
 export const flowStreamSection = z
   .strictObject({
-    /** Antrea's key: serve FlowStreamService.GetFlows. */
-    enable: z.boolean().default(false),
-    /** Antrea's port (hard-coded there). */
-    port: port.default(14740),
-    /** GetFlows calls open at once, in all, and from one address. */
-    maxStreams: z.number().int().positive().default(64),
-    maxStreamsPerPeer: z.number().int().positive().default(8),
-    maxConnections: z.number().int().positive().default(256),
-    maxConnectionsPerPeer: z.number().int().positive().default(8),
-    /** Largest GetFlowsRequest (filters) accepted. */
-    maxRequestBytes: byteSize.pipe(z.number().int().min(1024)).default(1024 * 1024),
-    /** Flows per GetFlowsResponse and per partition read (Antrea: 100). */
-    batchFlows: z.number().int().min(1).max(10_000).default(100),
-    /** How long a read waits for new records before a call without `follow` ends (Antrea: about 1 s). */
-    idleWait: duration.default(1000),
-    handshakeTimeout: duration.default(10_000),
+    enable: z.boolean().default(false).describe("Antrea's key: serve FlowStreamService.GetFlows, processed flows read from flows.processed."),
+    port: port.default(14740).describe("Port of the flow stream service (Antrea's, hard-coded there)."),
+    maxStreams: z.number().int().positive().default(64).describe('GetFlows calls open at once, in all; more are refused with RESOURCE_EXHAUSTED.'),
+    maxStreamsPerPeer: z.number().int().positive().default(8).describe('GetFlows calls open at once from one address.'),
+    maxConnections: z.number().int().positive().default(256).describe('TLS connections open at once, in all.'),
+    maxConnectionsPerPeer: z.number().int().positive().default(8).describe('TLS connections open at once from one address.'),
+    maxRequestBytes: byteSize.pipe(z.number().int().min(1024)).default(1024 * 1024).describe('Largest GetFlowsRequest (its filters) accepted.'),
+    batchFlows: z.number().int().min(1).max(10_000).default(100).describe('Flows per GetFlowsResponse, and records read per partition per round (Antrea: 100).'),
+    idleWait: duration.default(1000).describe('How long a read waits for new records; a call without follow ends after one such wait finds nothing (Antrea: about 1 s).'),
+    handshakeTimeout: duration.default(10_000).describe('A TLS handshake not finished after this is dropped.'),
   })
-  .prefault({});
+  .prefault({})
+  .describe("Antrea's FlowStreamService, GetFlows on port 14740, server TLS with ingest's certificate (docs/grpc.md). Needs a restart.");
 
 export type FlowStreamConfig = z.output<typeof flowStreamSection>;

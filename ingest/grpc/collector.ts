@@ -14,6 +14,7 @@ import { RecordBuffer } from '../records/record-buffer.js';
 import { type TlsMaterial } from '../tls/provider.js';
 import { type Logger, sampledLogger } from '../../lib/telemetry/logger.js';
 import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
+import { type AvroFraming } from '../../schemas/avro.js';
 import { type GrpcConfig } from './config.js';
 import { handleExport, type StreamCounters } from './export-stream.js';
 import { FlowTranscoder } from './flow-transcode.js';
@@ -35,6 +36,8 @@ export interface GrpcCollectorDeps {
   readonly certificates: TlsMaterialSource<TlsMaterial>;
   readonly logger: Logger;
   readonly now?: () => number;
+  /** The Avro framing of flows.raw values (single-object by default, or Confluent with the registry's id). */
+  readonly framing?: AvroFraming;
 }
 
 export interface GrpcCollectorStats {
@@ -78,7 +81,7 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
   flusher.unref();
   const warn = sampledLogger(deps.logger);
   const exportDeps = {
-    queue: deps.queue, transcoder: new FlowTranscoder(), out: new RecordBuffer(), now: deps.now ?? Date.now, stats, warn,
+    queue: deps.queue, transcoder: new FlowTranscoder(deps.framing), out: new RecordBuffer(), now: deps.now ?? Date.now, stats, warn,
     maxStreamsPerPeer: config.maxStreamsPerPeer,
     admit(address: string) {
       const n = (streamsPerPeer.get(address) ?? 0) + 1;

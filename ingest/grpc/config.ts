@@ -6,33 +6,25 @@ import { byteSize, duration, port } from '../../lib/config/types.js';
 
 export const grpcSection = z
   .strictObject({
-    /** Antrea runs this collector always; off only when told. */
-    enabled: z.boolean().default(true),
-    /** Antrea's port (hard-coded there). */
-    port: port.default(14739),
-    /** Largest ExportRequest accepted (grpc-go's default receive limit); a larger one ends its stream (RESOURCE_EXHAUSTED). */
-    maxMessageBytes: byteSize.pipe(z.number().int().min(1024).max(64 * 1024 * 1024)).default(4 * 1024 * 1024),
-    /** Connections (TLS) open at once, in all. */
-    maxConnections: z.number().int().positive().default(4096),
-    /** Connections open at once from one address (an Agent keeps one). */
-    maxConnectionsPerPeer: z.number().int().positive().default(8),
-    /** Concurrent streams on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; an Agent opens one). */
-    maxStreamsPerConnection: z.number().int().positive().default(16),
-    /** Export streams open at once from one address, over all its connections. */
-    maxStreamsPerPeer: z.number().int().positive().default(32),
-    /** A TLS handshake that has not finished after this is dropped, so that silent sockets cannot hold slots. */
-    handshakeTimeout: duration.default(10_000),
-    /** A connection with no stream for this long is closed (GOAWAY); 0 never. Agents keep their stream open. */
-    maxConnectionIdle: duration.default(0),
+    enabled: z.boolean().default(true).describe("Run Antrea's gRPC collector (FlowExportService.Export); Antrea always runs it."),
+    port: port.default(14739).describe("Port of the gRPC collector (Antrea's, hard-coded there)."),
+    maxMessageBytes: byteSize.pipe(z.number().int().min(1024).max(64 * 1024 * 1024)).default(4 * 1024 * 1024)
+      .describe("Largest ExportRequest accepted (grpc-go's default receive limit); a larger one ends its stream with RESOURCE_EXHAUSTED."),
+    maxConnections: z.number().int().positive().default(4096).describe('TLS connections of the gRPC collector open at once, in all.'),
+    maxConnectionsPerPeer: z.number().int().positive().default(8).describe('Connections open at once from one address (an Agent keeps one); more are closed at accept.'),
+    maxStreamsPerConnection: z.number().int().positive().default(16).describe('Concurrent streams on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; an Agent opens one).'),
+    maxStreamsPerPeer: z.number().int().positive().default(32).describe('Export streams open at once from one address, over all its connections; more are refused with RESOURCE_EXHAUSTED.'),
+    handshakeTimeout: duration.default(10_000).describe('A TLS handshake not finished after this is dropped, so that silent sockets cannot hold connection slots.'),
+    maxConnectionIdle: duration.default(0).describe('A connection with no stream for this long is closed (GOAWAY); 0 never. Agents keep their stream open.'),
     keepalive: z
       .strictObject({
-        /** Idle time after which the server pings the client (grpc-go's default, 2 h). */
-        time: duration.default(7_200_000),
-        /** How long the ping may go unanswered before the connection is closed. */
-        timeout: duration.default(20_000),
+        time: duration.default(7_200_000).describe("Idle time after which the server pings the client (grpc-go's default, 2 h)."),
+        timeout: duration.default(20_000).describe('How long that ping may go unanswered before the connection is closed.'),
       })
-      .prefault({}),
+      .prefault({})
+      .describe('Server pings on idle connections.'),
   })
-  .prefault({});
+  .prefault({})
+  .describe("Antrea's gRPC collector, FlowExportService on port 14739 (docs/grpc.md).");
 
 export type GrpcConfig = z.output<typeof grpcSection>;

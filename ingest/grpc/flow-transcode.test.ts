@@ -120,3 +120,13 @@ test('malformed protobuf and impossible addresses are refused with an error nami
   (wrong.ip as Record<string, unknown>).source = Buffer.from([1, 2, 3, 4, 5]);
   assert.throws(() => fast(encodeFlow(wrong)), (e) => isFlowaggError(e, GRPC_INVALID_FLOW) && /ip\.source: 5 bytes, an IPv4 address has 4/.test(e.message));
 });
+
+test('with Confluent framing the value is 00, the schema id, then the same Avro body', () => {
+  const bytes = encodeFlow(agentFlow(2));
+  const confluent = new FlowTranscoder({ kind: 'confluent', schemaId: 7 });
+  const out = new RecordBuffer(4096);
+  confluent.write(readFlow(bytes, 0, bytes.length, new FlowFields()), bytes.length, origin, originBytes, 1, out);
+  const value = Buffer.from(out.value());
+  assert.deepEqual([...value.subarray(0, 5)], [0, 0, 0, 0, 7]);
+  assert.deepEqual(value.subarray(5), fast(bytes, 1).value.subarray(10), 'the body after the 10-byte single-object header');
+});

@@ -11,28 +11,22 @@ const DAY_MS = 86_400_000;
 
 export const tlsSection = z
   .strictObject({
-    mode: z.enum(['k8s', 'directory', 'files']).optional(),
-    /** Namespace of the Secrets and ConfigMap; default POD_NAMESPACE, else flow-aggregator. */
-    namespace: z.string().min(1).optional(),
-    /** Service name: the server certificate carries DNS name <service>.<namespace>.svc. */
-    service: z.string().min(1).default('flow-aggregator'),
-    /** Antrea's flowAggregatorAddress, an extra SAN (IP if it parses as one); the top-level key is used when this is unset. */
-    flowAggregatorAddress: z.string().optional(),
-    /** More SANs for the server certificate, e.g. localhost and 127.0.0.1 for exporters outside the cluster. */
-    extraSANs: z.array(z.string().min(1)).default([]),
-    /** directory mode: where ca.crt, ca.key, server.crt, server.key, client.crt, client.key live. */
-    dir: z.string().min(1).default('data/tls'),
-    /** files mode: PEM paths. */
-    certFile: z.string().min(1).optional(),
-    keyFile: z.string().min(1).optional(),
-    caFile: z.string().min(1).optional(),
-    /** Lifetime of issued certificates (Antrea: one year). */
-    validity: duration.default(365 * DAY_MS),
-    /** Certificates with less than this left are reissued (Antrea: 90 days). */
-    renewBefore: duration.default(90 * DAY_MS),
-    /** How often certificates are checked (and, in files mode, re-read). */
-    checkInterval: duration.default(3_600_000),
-    minVersion: z.enum(['TLSv1.2', 'TLSv1.3']).default('TLSv1.2'),
+    mode: z
+      .enum(['k8s', 'directory', 'files'])
+      .optional()
+      .describe('Where certificates come from: k8s (Secrets and ConfigMap, as Antrea), directory (issued into dir), files (issued by someone else). Default: k8s in a Pod, else directory.'),
+    namespace: z.string().min(1).optional().describe('Namespace of the Secrets and ConfigMap; default POD_NAMESPACE, else flow-aggregator.'),
+    service: z.string().min(1).default('flow-aggregator').describe('Service name: the server certificate carries DNS name <service>.<namespace>.svc.'),
+    flowAggregatorAddress: z.string().optional().describe('Antrea\'s flowAggregatorAddress, an extra SAN (IP if it parses as one); the top-level key is used when this is unset.'),
+    extraSANs: z.array(z.string().min(1)).default([]).describe('More SANs for the server certificate, e.g. localhost and 127.0.0.1 for exporters outside the cluster.'),
+    dir: z.string().min(1).default('data/tls').describe('directory mode: where ca.crt, ca.key, server.crt, server.key, client.crt, client.key live.'),
+    certFile: z.string().min(1).optional().describe('files mode: PEM path of the server certificate.'),
+    keyFile: z.string().min(1).optional().describe('files mode: PEM path of the server key.'),
+    caFile: z.string().min(1).optional().describe('files mode: PEM path of the CA that client certificates must chain to.'),
+    validity: duration.default(365 * DAY_MS).describe('Lifetime of issued certificates (Antrea: one year).'),
+    renewBefore: duration.default(90 * DAY_MS).describe('Certificates with less than this left are reissued (Antrea: 90 days).'),
+    checkInterval: duration.default(3_600_000).describe('How often certificates are checked (and, in files mode, re-read).'),
+    minVersion: z.enum(['TLSv1.2', 'TLSv1.3']).default('TLSv1.2').describe('The oldest TLS version a client may use.'),
   })
   .superRefine((c, ctx) => {
     if (c.mode === 'files') {

@@ -36,6 +36,11 @@ export function serverNames(config: TlsConfig, namespace: string, flowAggregator
   return [...new Set([`${config.service}.${namespace}.svc`, ...(address === '' ? [] : [address]), ...config.extraSANs])];
 }
 
+/** Where issued certificates are kept: the Kubernetes Secrets, or the directory. */
+export function certificateStore(config: TlsConfig, mode: Exclude<TlsMode, 'files'>, namespace: string, deps: TlsDeps = {}): CertificateStore {
+  return mode === 'k8s' ? new KubernetesCertificateStore(deps.kubeConfig ?? loadKubeConfig(), namespace) : new DirectoryCertificateStore(config.dir);
+}
+
 export function createCertificateSource(config: TlsConfig, deps: TlsDeps = {}): CertificateSource {
   const env = deps.env ?? process.env;
   const mode = resolveMode(config, env);
@@ -43,9 +48,7 @@ export function createCertificateSource(config: TlsConfig, deps: TlsDeps = {}): 
     return new FilesCertificateSource({ certFile: config.certFile!, keyFile: config.keyFile!, caFile: config.caFile!, checkIntervalMs: config.checkInterval });
   }
   const namespace = resolveNamespace(config, env);
-  const store: CertificateStore = mode === 'k8s'
-    ? new KubernetesCertificateStore(deps.kubeConfig ?? loadKubeConfig(), namespace)
-    : new DirectoryCertificateStore(config.dir);
+  const store = certificateStore(config, mode, namespace, deps);
   return new CertificateProvider({
     store,
     serverNames: serverNames(config, namespace, deps.flowAggregatorAddress),

@@ -6,9 +6,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, delimiter, join, sep } from 'node:path';
 import { type TestContext } from 'node:test';
-import { requireTools, runTool, type Tool } from './tools.js';
+import { findExecutable, requireTools, runTool, type Tool } from './tools.js';
 
 export const GO: Tool = { command: 'go', debianPackage: 'golang-go' };
+
+// These machines' Go toolchain lives in /usr/local/go/bin, which a PATH may lack (CI's does).
+const LOCAL_GO = '/usr/local/go/bin';
+if (findExecutable('go') === undefined && existsSync(join(LOCAL_GO, 'go'))) process.env.PATH = `${process.env.PATH ?? ''}${delimiter}${LOCAL_GO}`;
 
 const ROOT = join(import.meta.dirname, '..', 'go');
 const REPO = join(import.meta.dirname, '..', '..');

@@ -41,3 +41,14 @@ export function stringOption(args: ParsedArgs, name: string): string | undefined
   const v = args.values[name];
   return typeof v === 'string' ? v : undefined;
 }
+
+/** `-o, --output FORMAT`, the same flag on every command that prints for people and for scripts. */
+export const OUTPUT_OPTION = { output: { type: 'string', short: 'o' } } as const;
+
+export function outputFormat<F extends string>(args: ParsedArgs, allowed: readonly [F, ...F[]]): F {
+  // --json (offsets) and -f/--format (decode) came first and stay as aliases.
+  const given = stringOption(args, 'output') ?? stringOption(args, 'format') ?? (args.values.json === true ? 'json' : undefined);
+  if (given === undefined) return allowed[0];
+  if (!(allowed as readonly string[]).includes(given)) throw new UsageError(`-o ${given}: the output format is one of ${allowed.join(', ')}`);
+  return given as F;
+}

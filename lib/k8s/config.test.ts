@@ -27,10 +27,10 @@ describe('kubernetes configuration section', () => {
     assert.throws(
       () => loadConfig(serviceConfigSchema, { file, env: {} }),
       (err: Error) =>
-        /kubernetes\.syncTimeout: "soon" is not a duration/.test(err.message) && /kubernetes\.antreaNamespace:/.test(err.message),
+        /kubernetes\.syncTimeout \(.*flowagg\.yaml:4\): "soon" is not a duration/.test(err.message) && /kubernetes\.antreaNamespace \(.*:5\): "" is empty/.test(err.message),
     );
     writeFileSync(file, 'kubernetes:\n  enable: true\n  inventory: inv.yaml\n');
-    assert.throws(() => loadConfig(serviceConfigSchema, { file, env: {} }), /kubernetes\.enable: enable: true asks for the API server, and inventory for a file/);
+    assert.throws(() => loadConfig(serviceConfigSchema, { file, env: {} }), /kubernetes\.enable \(.*flowagg\.yaml:2\): enable: true asks for the API server, and inventory for a file/);
     const ok = loadConfig(serviceConfigSchema, { env: { FLOWAGG_CFG_KUBERNETES_SYNCTIMEOUT: '10s' } });
     assert.equal(ok.kubernetes.syncTimeout, 10_000);
   });

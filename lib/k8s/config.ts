@@ -9,20 +9,13 @@ import { duration } from '../config/types.js';
 
 export const kubernetesSection = z
   .strictObject({
-    /** auto: informers when running in a Pod (KUBERNETES_SERVICE_HOST is set) or when `kubeconfig` is given. */
-    enable: z.union([z.literal('auto'), z.boolean()]).default('auto'),
-    /** A kubeconfig file; without it, the library's default chain (KUBECONFIG, ~/.kube/config, in-cluster). */
-    kubeconfig: z.string().min(1).optional(),
-    /** Namespace of the antrea-cluster-identity ConfigMap. */
-    antreaNamespace: z.string().min(1).default('kube-system'),
-    /** How long start-up waits for the first lists of Pods, Nodes and Services (Antrea: 30 s); it then goes on without. */
-    syncTimeout: duration.default(30_000),
-    /** An inventory file (YAML or JSON) serving the lookups instead of the API server. */
-    inventory: z.string().min(1).optional(),
-    /** How long deleted objects stay findable (Antrea: 5 minutes). Longer helps a processor that lags behind. */
-    deletedRetention: duration.default(5 * 60_000),
-    /** How far a flow's start may lie outside a Pod's lifetime and still match it (records carry whole seconds). */
-    clockSkewTolerance: duration.default(5000),
+    enable: z.union([z.literal('auto'), z.boolean()]).default('auto').describe('auto: informers when running in a Pod (KUBERNETES_SERVICE_HOST is set) or when `kubeconfig` is given.'),
+    kubeconfig: z.string().min(1).optional().describe('A kubeconfig file; without it, the library\'s default chain (KUBECONFIG, ~/.kube/config, in-cluster).'),
+    antreaNamespace: z.string().min(1).default('kube-system').describe('Namespace of the antrea-cluster-identity ConfigMap.'),
+    syncTimeout: duration.default(30_000).describe('How long start-up waits for the first lists of Pods, Nodes and Services (Antrea: 30 s); it then goes on without.'),
+    inventory: z.string().min(1).optional().describe('An inventory file (YAML or JSON) serving the lookups instead of the API server.'),
+    deletedRetention: duration.default(5 * 60_000).describe('How long deleted objects stay findable (Antrea: 5 minutes). Longer helps a processor that lags behind.'),
+    clockSkewTolerance: duration.default(5000).describe('How far a flow\'s start may lie outside a Pod\'s lifetime and still match it (records carry whole seconds).'),
   })
   .superRefine((c, ctx) => {
     if (c.inventory !== undefined && c.enable === true) {

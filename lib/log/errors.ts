@@ -31,3 +31,7 @@ export const LOG_LOCKED = 'FLOWAGG_ERR_LOG_LOCKED';
 export const LOG_CORRUPT = 'FLOWAGG_ERR_LOG_CORRUPT';
 /** Embedded: a failed read, write or fsync; the partition refuses further appends. */
 export const LOG_IO = 'FLOWAGG_ERR_LOG_IO';
+/** The log API of the process holding an embedded log refused a request or could not be reached. */
+export const LOG_API_FAILED = 'FLOWAGG_ERR_LOG_API_FAILED';
+/** The schema registry refused a request (an incompatible schema, bad credentials) or could not be reached. */
+export const LOG_SCHEMA_REGISTRY = 'FLOWAGG_ERR_LOG_SCHEMA_REGISTRY';

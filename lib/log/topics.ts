@@ -7,20 +7,12 @@ const topicName = z.string().min(1);
 
 export const topicsSchema = z
   .strictObject({
-    /** Decoded records, written by ingest, read by the processor. */
-    flowsRaw: topicName.default('flows.raw'),
-    /**
-     * Partitions of flows.raw. The processor's unit of parallelism, and the partition count of
-     * processor.state, whose partition i holds the state of flows.raw partition i.
-     */
-    flowsRawPartitions: z.number().int().positive().default(4),
-    /** Aggregated or proxied records, written by the processor, read by every exporter. */
-    flowsProcessed: topicName.default('flows.processed'),
-    flowsProcessedPartitions: z.number().int().positive().default(4),
-    /** The processor's changelog (compacted). */
-    processorState: topicName.default('processor.state'),
-    /** UDP templates shared by ingest replicas (compacted). */
-    templates: topicName.default('ipfix.templates'),
+    flowsRaw: topicName.default('flows.raw').describe('Decoded records, written by ingest, read by the processor.'),
+    flowsRawPartitions: z.number().int().positive().default(4).describe('Partitions of flows.raw. The processor\'s unit of parallelism, and the partition count of processor.state, whose partition i holds the state of flows.raw partition i.'),
+    flowsProcessed: topicName.default('flows.processed').describe('Aggregated or proxied records, written by the processor, read by every exporter.'),
+    flowsProcessedPartitions: z.number().int().positive().default(4).describe('Partitions of flows.processed: the exporters\' unit of parallelism.'),
+    processorState: topicName.default('processor.state').describe('The processor\'s changelog (compacted).'),
+    templates: topicName.default('ipfix.templates').describe('UDP templates shared by ingest replicas (compacted).'),
   })
   .prefault({});
 

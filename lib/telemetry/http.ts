@@ -7,9 +7,15 @@ import { registry } from './metrics.js';
 export type ReadinessCheck = () => { ready: boolean; detail?: string };
 export type JsonRoute = (url: URL) => unknown | Promise<unknown>;
 
+/** A POST route: its JSON body in, a status and JSON body out. Bodies above MAX_BODY_BYTES are refused. */
+export type PostRoute = (body: unknown, headers: IncomingMessage['headers']) => Promise<{ status: number; body: unknown }>;
+
+const MAX_BODY_BYTES = 64 * 1024;
+
 export class TelemetryServer {
   readonly #checks = new Map<string, ReadinessCheck>();
   readonly #routes = new Map<string, JsonRoute>();
+  readonly #posts = new Map<string, PostRoute>();
   #server: Server | undefined;
 
   addReadinessCheck(name: string, check: ReadinessCheck): void {
@@ -18,6 +24,10 @@ export class TelemetryServer {
 
   addJsonRoute(path: string, route: JsonRoute): void {
     this.#routes.set(path, route);
+  }
+
+  addPostRoute(path: string, route: PostRoute): void {
+    this.#posts.set(path, route);
   }
 
   readiness(): { ready: boolean; checks: Record<string, { ready: boolean; detail?: string }> } {
@@ -59,6 +69,16 @@ export class TelemetryServer {
       } else if (url.pathname === '/readyz') {
         const r = this.readiness();
         send(res, r.ready ? 200 : 503, r);
+      } else if (req.method === 'POST') {
+        const route = this.#posts.get(url.pathname);
+        if (route === undefined) return send(res, 404, { error: `no route POST ${url.pathname}` });
+        const body = await readJsonBody(req);
+        if (body.kind === 'error') {
+          res.setHeader('connection', 'close');
+          return send(res, body.status, { error: body.message });
+        }
+        const answer = await route(body.value, req.headers);
+        send(res, answer.status, answer.body);
       } else {
         const route = this.#routes.get(url.pathname);
         if (route === undefined) send(res, 404, { error: `no route ${url.pathname}` });
@@ -67,6 +87,24 @@ export class TelemetryServer {
     } catch (err) {
       send(res, 500, { error: err instanceof Error ? err.message : String(err) });
     }
+  }
+}
+
+async function readJsonBody(req: IncomingMessage): Promise<{ kind: 'ok'; value: unknown } | { kind: 'error'; status: number; message: string }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      // Answered with Connection: close: the rest of the body is never read.
+      return { kind: 'error', status: 413, message: `request body larger than ${MAX_BODY_BYTES} bytes` };
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return { kind: 'ok', value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
+  } catch (err) {
+    return { kind: 'error', status: 400, message: `request body is not JSON: ${(err as Error).message}` };
   }
 }
 

@@ -3,7 +3,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: 'flowagg_process_' });
+// prom-client's own names start with process_ and nodejs_: flowagg_process_cpu_user_seconds_total.
+collectDefaultMetrics({ register: registry, prefix: 'flowagg_' });
 
 type LabelNames<L extends string> = readonly L[];
 

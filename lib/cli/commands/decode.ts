@@ -2,55 +2,65 @@
 // pcap/pcapng capture of IPFIX over UDP. Each exporter (address and port) in a capture is its own UDP
 // session with its own templates, which expire on capture time; an IPFIX file is one session.
 // Problems go to stderr with the byte offset they concern, and decoding goes on with the next message.
+import { writeSync } from 'node:fs';
 import { CaptureError } from '../../capture/errors.js';
 import { capturedMessages } from '../../capture/messages.js';
 import { errorMessage } from '../../errors.js';
 import { decodeMessage } from '../../ipfix/decode-message.js';
 import { IpfixError } from '../../ipfix/errors.js';
 import { TemplateStore } from '../../ipfix/template-store.js';
-import { type Command, type ParsedArgs, UsageError, stringOption } from '../command.js';
-import { headerToText, recordToJson, recordToText, templateToText } from './decode-format.js';
+import { type DataRecord } from '../../ipfix/types.js';
+import { type Command, OUTPUT_OPTION, type ParsedArgs, UsageError, outputFormat } from '../command.js';
+import { type RecordMeta, headerToText, recordToText, templateToText } from './decode-format.js';
+import { JsonLinesWriter } from './json-lines.js';
 
-const usage = `Usage: flowagg decode FILE [--format json|text]
+const usage = `Usage: flowagg decode FILE [-o json|text]
 
 Decode an IPFIX file (RFC 5655: messages back to back, e.g. what ipfixDump reads) or a pcap/pcapng
 capture whose UDP payloads are IPFIX messages (Ethernet incl. 802.1Q, Linux cooked SLL/SLL2 and raw IP
 link types; IPv4 and IPv6). The kind of file is recognised by its first bytes.
 
 Options:
-  -f, --format json|text  json (default): one JSON object per data record on stdout, keys are element
+  -o, --output json|text  json (default): one JSON object per data record on stdout, keys are element
                           names (sourceIPv4Address, reverseOctetDeltaCount, sourcePodName, unknown
                           elements e<pen>.<id>) plus metadata keys starting with "@" (@exporter,
                           @observationDomainId, @templateId, @exportTime, @sequenceNumber, @offset).
                           text: a readable dump of messages, templates and records.
+                          (-f, --format is the same option.)
   -h, --help              show this help
 
 Errors go to stderr with the byte offset in the file; decoding continues with the next message.
 Exit status: 0 when everything decoded, 1 when any error was reported, 2 for a usage error.
 `;
 
-interface Output {
+export interface Output {
   write(s: string): void;
+  record(r: DataRecord, meta: RecordMeta): void;
   flush(): void;
 }
 
-/** Batches stdout writes: one syscall per ~64 KiB instead of one per record. */
-function bufferedStdout(): Output {
-  let parts: string[] = [];
-  let size = 0;
-  const flush = () => {
-    if (parts.length === 0) return;
-    process.stdout.write(parts.join(''));
-    parts = [];
-    size = 0;
-  };
+/** Writes all of `bytes` to stdout with blocking writes, waiting out a non-blocking pipe that is full. */
+function writeStdout(bytes: Uint8Array): void {
+  for (let off = 0; off < bytes.length; ) {
+    try {
+      off += writeSync(1, bytes, off);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+}
+
+/** stdout as decodeFile writes it: records as JSON lines through one buffer, text as it comes. */
+function stdoutOutput(): Output {
+  const lines = new JsonLinesWriter(writeStdout);
   return {
-    write(s) {
-      parts.push(s);
-      size += s.length;
-      if (size > 65536) flush();
+    write: (s) => {
+      lines.flush();
+      writeStdout(Buffer.from(s, 'utf8'));
     },
-    flush,
+    record: (r, meta) => lines.record(r, meta),
+    flush: () => lines.flush(),
   };
 }
 
@@ -90,7 +100,7 @@ export async function decodeFile(path: string, format: 'json' | 'text', out: Out
       for (const e of decoded.errors) report(at(e.context.offset), `${m.exporter ? `message from ${m.exporter}, byte ${e.context.offset ?? 0} in the message: ` : ''}${e.message}`, e.code);
       const meta = { exporter: m.exporter, header: decoded.header, offset: m.offset };
       if (format === 'json') {
-        for (const r of decoded.records) out.write(`${JSON.stringify(recordToJson(r, meta))}\n`);
+        for (const r of decoded.records) out.record(r, meta);
       } else {
         out.write(`${headerToText(decoded.header, { exporter: m.exporter, offset: m.offset })}\n`);
         for (const t of decoded.templates) out.write(`${templateToText(t)}\n`);
@@ -111,20 +121,16 @@ export const decodeCommand: Command = {
   name: 'decode',
   summary: 'decode an IPFIX file or a pcap capture to JSON lines',
   usage,
-  options: { format: { type: 'string', short: 'f', default: 'json' } },
+  options: { ...OUTPUT_OPTION, format: { type: 'string', short: 'f' } },
   positionals: true,
   async run(args: ParsedArgs): Promise<number> {
     const [file, ...extra] = args.positionals;
     if (file === undefined || extra.length > 0) throw new UsageError('expects exactly one FILE');
-    const format = stringOption(args, 'format');
-    if (format !== 'json' && format !== 'text') throw new UsageError(`--format must be json or text, not "${format}"`);
-    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(0); // `flowagg decode x | head` is not an error
-      throw e;
-    });
+    const format = outputFormat(args, ['json', 'text']);
     try {
-      return await decodeFile(file, format, bufferedStdout(), (line) => process.stderr.write(`${line}\n`));
+      return await decodeFile(file, format, stdoutOutput(), (line) => process.stderr.write(`${line}\n`));
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EPIPE') return 0; // `flowagg decode x | head` is not an error
       if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EACCES') {
         process.stderr.write(`flowagg decode: cannot read ${file}: ${errorMessage(e)}\n`);
         return 1;

@@ -1,5 +1,7 @@
 // Every `flowagg` command, in the order `flowagg --help` lists them.
 import { type Command } from '../command.js';
+import { certsCommand } from './certs.js';
+import { configCommand } from './config.js';
 import { decodeCommand } from './decode.js';
 import { ingestCommand } from './ingest.js';
 import { notYetImplemented } from './not-implemented.js';
@@ -14,5 +16,7 @@ export const commands: readonly Command[] = [
   notYetImplemented('export', 'send flows.processed to an IPFIX collector, ClickHouse or flow-log files'),
   decodeCommand,
   offsetsCommand,
+  certsCommand,
+  configCommand,
   simulateCommand,
 ];

@@ -1,6 +1,6 @@
 // `flowagg ingest`: the IPFIX collectors writing flows.raw, alone (as its own Deployment, next to Kafka).
 import { type Command } from '../command.js';
-import { SERVICE_OPTIONS, loadServiceConfig, serve } from './serve.js';
+import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from './serve.js';
 
 export const ingestCommand: Command = {
   name: 'ingest',
@@ -13,8 +13,9 @@ embedded log in ./data/log). Serves /metrics, /healthz, /readyz and /recordmetri
 (default 10348). Stops cleanly on SIGINT or SIGTERM. See docs/ingest.md.
 
   --config FILE   YAML configuration (Antrea's flow-aggregator.conf keys plus flowagg's sections);
-                  FLOWAGG_CFG_<PATH> environment variables override single keys
+                  FLOWAGG_CFG_<PATH> environment variables override single keys; the file is
+                  watched and changes apply as Antrea applies them (docs/configuration.md)
 `,
   options: SERVICE_OPTIONS,
-  run: async (args) => serve(loadServiceConfig(args), { command: 'ingest' }),
+  run: async (args) => serve(loadServiceConfig(args), { command: 'ingest', ...fileOf(args) }),
 };

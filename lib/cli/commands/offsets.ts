@@ -2,24 +2,26 @@
 // for replay, on either log backend. A reset is refused while the group has members, as
 // kafka-consumer-groups refuses it: a running consumer would overwrite the new offsets with its own.
 import { z } from 'zod';
-import { loadConfig } from '../../config/load.js';
+import { type ConfigDiagnostic, formatDiagnostic, loadConfig } from '../../config/load.js';
 import { logConfigSchema, type LogConfig } from '../../log/config.js';
 import { openLog } from '../../log/index.js';
+import { openLogAdmin } from '../../log/open-admin.js';
 import { resolveReset } from '../../log/offset-reset.js';
 import { type Admin, type GroupDescription, type GroupPartitionLag, type MessageLog, type OffsetResetSpec } from '../../log/types.js';
-import { type Command, type ParsedArgs, UsageError, stringOption } from '../command.js';
+import { type Command, OUTPUT_OPTION, type ParsedArgs, UsageError, outputFormat, stringOption } from '../command.js';
 import { formatTable } from '../table.js';
 
-const USAGE = `Usage: flowagg offsets list [--group G] [--json] [connection options]
-       flowagg offsets reset --group G --topic T <target> [--dry-run] [--json] [connection options]
+const USAGE = `Usage: flowagg offsets list [--group G] [-o table|json] [connection options]
+       flowagg offsets reset --group G --topic T <target> [--dry-run] [-o table|json] [connection options]
 
 Lists consumer groups with their committed offsets and lag, or moves a group's committed offsets on a
 topic to replay records (or to skip them). A reset is refused while the group has active members: stop
-its consumers first. On the embedded log, the flowagg process that has the log open must be stopped.
+its consumers first. While a flowagg process holds the embedded log (flowagg run), the command goes
+through that process's HTTP API (found in the log directory's .api.json), as antctl talks to Antrea's.
 
 list:
   --group G            only this group
-  --json               one JSON document instead of the table
+  -o, --output F       table (default) or json; --json is the same as -o json
 
 reset (every partition of the topic moves):
   --group G            the consumer group (required)
@@ -30,7 +32,7 @@ reset (every partition of the topic moves):
   --to-offset N        to offset N (clamped to the offsets the log still holds)
   --shift-by N         N records from the committed offset; replay with a negative N: --shift-by=-1000
   --dry-run            show the new offsets without changing anything
-  --json               one JSON document instead of the table
+  -o, --output F       table (default) or json
 
 connection (default: the log section of --config, else the embedded log in ./data/log):
   --config FILE        flowagg's YAML configuration; its log section says which log and how to reach it
@@ -53,7 +55,8 @@ export function logConfigFromArgs(args: ParsedArgs, env: NodeJS.ProcessEnv = pro
   // Overrides of the other sections would name keys this schema does not know.
   const logEnv = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('FLOWAGG_CFG_LOG_')));
   const file = stringOption(args, 'config');
-  return loadConfig(cliConfigSchema, { ...(file === undefined ? {} : { file }), env: logEnv, overrides }).log;
+  const report = (d: ConfigDiagnostic) => void process.stderr.write(`${formatDiagnostic(d)}\n`);
+  return loadConfig(cliConfigSchema, { ...(file === undefined ? {} : { file }), env: logEnv, overrides, report }).log;
 }
 
 function integer(args: ParsedArgs, name: string, min?: number): number {
@@ -109,7 +112,7 @@ async function listOffsets(admin: Admin, args: ParsedArgs, out: (text: string) =
     process.stderr.write(`flowagg offsets: consumer group ${only} does not exist (no members, no committed offsets)\n`);
     return 1;
   }
-  if (args.values.json === true) {
+  if (outputFormat(args, ['table', 'json']) === 'json') {
     out(`${JSON.stringify({ groups }, null, 2)}\n`);
     return 0;
   }
@@ -140,7 +143,7 @@ function resetRequestFromArgs(args: ParsedArgs): ResetRequest {
     topic: required(args, 'topic'),
     spec: resetSpecFromArgs(args),
     dryRun: args.values['dry-run'] === true,
-    json: args.values.json === true,
+    json: outputFormat(args, ['table', 'json']) === 'json',
   };
 }
 
@@ -177,9 +180,10 @@ export async function runOffsets(args: ParsedArgs, out: (text: string) => void, 
     for (const opt of ['topic', 'dry-run', ...TARGETS]) if (args.values[opt] !== undefined) throw new UsageError(`--${opt} belongs to reset, not list`);
   }
   const reset = sub === 'reset' ? resetRequestFromArgs(args) : undefined;
-  const log = await open(logConfigFromArgs(args));
+  outputFormat(args, ['table', 'json']);
+  const log = await openLogAdmin(logConfigFromArgs(args), open);
   try {
-    return reset === undefined ? await listOffsets(log.admin(), args, out) : await resetOffsets(log.admin(), reset, out);
+    return reset === undefined ? await listOffsets(log.admin, args, out) : await resetOffsets(log.admin, reset, out);
   } finally {
     await log.close();
   }
@@ -200,6 +204,7 @@ export const offsetsCommand: Command = {
     'shift-by': { type: 'string' },
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
+    ...OUTPUT_OPTION,
     config: { type: 'string' },
     'log-dir': { type: 'string' },
     brokers: { type: 'string' },

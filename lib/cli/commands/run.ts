@@ -2,7 +2,7 @@
 // Today that is ingest; the processor and the exporters join as they are built, and until then the
 // startup log says they are not running.
 import { type Command } from '../command.js';
-import { SERVICE_OPTIONS, loadServiceConfig, serve } from './serve.js';
+import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from './serve.js';
 
 export const runCommand: Command = {
   name: 'run',
@@ -15,8 +15,9 @@ IPFIX collectors on UDP and TCP port 4739, HTTP (/metrics, /healthz, /readyz, /r
 startup log says so); records collected now are kept in flows.raw and are processed once they exist.
 
   --config FILE   YAML configuration (Antrea's flow-aggregator.conf keys plus flowagg's sections);
-                  FLOWAGG_CFG_<PATH> environment variables override single keys
+                  FLOWAGG_CFG_<PATH> environment variables override single keys; the file is
+                  watched and changes apply as Antrea applies them (docs/configuration.md)
 `,
   options: SERVICE_OPTIONS,
-  run: async (args) => serve(loadServiceConfig(args), { command: 'run', notRunning: ['processor', 'exporters'] }),
+  run: async (args) => serve(loadServiceConfig(args), { command: 'run', ...fileOf(args), notRunning: ['processor', 'exporters'] }),
 };

@@ -1,31 +1,27 @@
-// The configuration file of the long-running services (`flowagg ingest`, `flowagg run`): Antrea's
-// flow-aggregator.conf keys where Antrea has one (aggregatorTransportProtocol, flowAggregatorAddress,
-// apiServer.apiPort), flowagg's own sections beside them (ingest, log). Sections of the services not built
-// yet (processor, exporters) join this schema as they land.
+// The configuration file of the long-running services (`flowagg run`, `flowagg ingest`, ...), composed
+// from the sections each service keeps in its own file: Antrea's flow-aggregator.conf keys where Antrea
+// has one, flowagg's own sections beside them. A service joins by spreading its shape here and adding
+// its cross-key checks; Antrea keys no section defines yet are accepted by withAntreaKeys, with a notice
+// that they have no effect. Reload policies and descriptions live on the keys (lib/config/meta.ts).
 import { z } from 'zod';
-import { port } from '../../config/types.js';
+import { recordBufferSize, withAntreaKeys } from '../../config/antrea-keys.js';
 import { kubernetesSection } from '../../k8s/config.js';
 import { logConfigSchema } from '../../log/config.js';
+import { apiServerSection } from '../../telemetry/config.js';
 import { ingestConfigShape, refineIngestConfig } from '../../../ingest/config.js';
 import { flowStreamSection } from '../../../exporters/flowstream/config.js';
 
-export const apiServerSection = z
-  .strictObject({
-    /** The HTTP port of /metrics, /healthz, /readyz and /recordmetrics (Antrea's apiServer port). */
-    apiPort: port.default(10348),
-    /** "" is every address. */
-    bindAddress: z.string().default(''),
-  })
-  .prefault({});
-
 export const serviceConfigSchema = z
-  .strictObject({
-    ...ingestConfigShape,
-    log: logConfigSchema.prefault({}),
-    apiServer: apiServerSection,
-    kubernetes: kubernetesSection,
-    flowStreamService: flowStreamSection,
-  })
+  .strictObject(
+    withAntreaKeys({
+      ...ingestConfigShape,
+      log: logConfigSchema.prefault({}),
+      apiServer: apiServerSection,
+      kubernetes: kubernetesSection,
+      recordBufferSize,
+      flowStreamService: flowStreamSection,
+    }),
+  )
   .superRefine(refineIngestConfig);
 
 export type ServiceConfig = z.output<typeof serviceConfigSchema>;
