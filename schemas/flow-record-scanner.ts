@@ -36,14 +36,20 @@ export function fieldIndex(name: string): number {
 
 const SINGLE_OBJECT_HEADER = 10;
 
-/** Buffer's native UTF-8 slice, which toString('utf8', ...) calls after checking its arguments. */
-interface Utf8Slicer {
+/** Buffer's native slices, which toString(encoding, ...) calls after checking its arguments. */
+interface NativeSlicer {
   utf8Slice(start: number, end: number): string;
+  latin1Slice(start: number, end: number): string;
 }
 
 /** The text of b[start, end), decoded as UTF-8. */
 export function utf8(b: Buffer, start: number, end: number): string {
-  return (b as unknown as Utf8Slicer).utf8Slice(start, end);
+  return (b as unknown as NativeSlicer).utf8Slice(start, end);
+}
+
+/** b[start, end) as a string of one character per byte (how the processor interns addresses and keys). */
+export function latin1(b: Buffer, start: number, end: number): string {
+  return (b as unknown as NativeSlicer).latin1Slice(start, end);
 }
 const CONFLUENT_HEADER = 5;
 
