@@ -6,7 +6,7 @@ import { shapeOf } from '../../simulate/plan.js';
 import { type Progress, progressLine, shortfalls, summaryText } from '../../simulate/report.js';
 import { SIMULATE_TRANSPORTS, type SimulateTransport, simulate, type SimulationOptions } from '../../simulate/simulation.js';
 import { DEFAULT_SERVER_NAME, directoryFiles, readTlsMaterial } from '../../simulate/tls.js';
-import { type Command, type ParsedArgs, UsageError, stringOption } from '../command.js';
+import { type Command, OUTPUT_OPTION, type ParsedArgs, UsageError, outputFormat, stringOption } from '../command.js';
 
 const USAGE = `Usage: flowagg simulate [--transport udp|tcp|tls|grpc] [--target HOST:PORT] [options]
 
@@ -71,7 +71,7 @@ const OPTIONS = {
   'records-per-flow': { type: 'string' }, 'ipv6-share': { type: 'string' }, seed: { type: 'string' },
   'template-refresh': { type: 'string' }, 'connect-timeout': { type: 'string' },
   duration: { type: 'string' }, records: { type: 'string' },
-  output: { type: 'string', short: 'o' }, 'per-flow': { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' },
+  ...OUTPUT_OPTION, 'per-flow': { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' },
 } as const;
 
 function number(args: ParsedArgs, name: string, min: number, max: number, integer: boolean): number | undefined {
@@ -130,19 +130,13 @@ export function simulationOptions(args: ParsedArgs): SimulationOptions {
   };
 }
 
-function outputFormat(args: ParsedArgs): 'text' | 'json' {
-  const o = stringOption(args, 'output') ?? 'text';
-  if (o !== 'text' && o !== 'json') throw new UsageError(`-o ${o}: the output format is one of text, json`);
-  return o;
-}
-
 function progressWriter(): (p: Progress) => void {
   const tty = process.stderr.isTTY === true;
   return (p) => process.stderr.write(tty ? `\r${progressLine(p)}\x1b[K` : `${progressLine(p)}\n`);
 }
 
 async function run(args: ParsedArgs): Promise<number> {
-  const format = outputFormat(args);
+  const format = outputFormat(args, ['text', 'json']);
   const options = simulationOptions(args);
   const quiet = args.values.quiet === true;
   const abort = new AbortController();
