@@ -70,12 +70,20 @@ function linkFor(o: SimulationOptions, node: AgentNode, target: Target, source: 
   }
 }
 
-async function allUp(links: readonly Link[], nodes: readonly AgentNode[], timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
-  const end = Date.now() + timeoutMs;
+/** Why some Nodes but not all may connect over gRPC: they all come from one address (grpc.ts). */
+const GRPC_PEER_HINT =
+  '; every gRPC Node connects from this host\'s address, and a collector may limit connections per address (flowagg: ingest.grpc.maxConnectionsPerPeer, 8 by default)';
+
+async function allUp(links: readonly Link[], nodes: readonly AgentNode[], o: SimulationOptions, signal: AbortSignal | undefined): Promise<void> {
+  const end = Date.now() + o.connectTimeoutMs;
   while (links.some((l) => l.state !== 'up') && signal?.aborted !== true) {
     if (Date.now() > end) {
       const down = links.flatMap((l, i) => (l.state === 'up' ? [] : [`${nodes[i]!.name}: ${l.lastError ?? 'no answer'}`]));
-      throw new FlowaggError(SIMULATE_CONNECT, `${down.length} of ${links.length} Nodes could not connect within ${timeoutMs} ms (${down.slice(0, 3).join('; ')}${down.length > 3 ? '; …' : ''})`);
+      const hint = o.transport === 'grpc' && down.length < links.length ? GRPC_PEER_HINT : '';
+      throw new FlowaggError(
+        SIMULATE_CONNECT,
+        `${down.length} of ${links.length} Nodes could not connect within ${o.connectTimeoutMs} ms (${down.slice(0, 3).join('; ')}${down.length > 3 ? '; …' : ''})${hint}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -97,7 +105,7 @@ export async function simulate(o: SimulationOptions, hooks: SimulationHooks = {}
   const schedule = new Schedule(workload);
   for (const l of links) l.start();
   try {
-    await allUp(links, nodes, o.connectTimeoutMs, hooks.signal);
+    await allUp(links, nodes, o, hooks.signal);
   } catch (err) {
     await Promise.all(links.map((l) => l.close(0)));
     throw err;
