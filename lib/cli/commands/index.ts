@@ -3,6 +3,7 @@ import { type Command } from '../command.js';
 import { certsCommand } from './certs.js';
 import { configCommand } from './config.js';
 import { decodeCommand } from './decode.js';
+import { exportCommand } from './export.js';
 import { ingestCommand } from './ingest.js';
 import { notYetImplemented } from './not-implemented.js';
 import { offsetsCommand } from './offsets.js';
@@ -13,7 +14,7 @@ export const commands: readonly Command[] = [
   runCommand,
   ingestCommand,
   notYetImplemented('process', 'aggregate or proxy flows.raw into flows.processed'),
-  notYetImplemented('export', 'send flows.processed to an IPFIX collector, ClickHouse or flow-log files'),
+  exportCommand,
   decodeCommand,
   offsetsCommand,
   certsCommand,
