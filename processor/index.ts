@@ -60,6 +60,11 @@ export interface Processor {
   start(): Promise<void>;
   /** Commits what was processed and leaves the group. */
   stop(): Promise<void>;
+  /**
+   * End of input (`flowagg pipeline`, with nothing left to consume): every flow of every assigned
+   * partition exported now and committed, as if time had moved past every deadline.
+   */
+  finish(): Promise<void>;
   stats(): ProcessorStats;
   readiness(): { ready: boolean; detail?: string };
   /** The aggregation state of the assigned partitions, for /flowrecords (empty in proxy mode). */
@@ -135,14 +140,20 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     try {
       const first = await producer.begin();
       const work = newWork();
+      const committed = await committedOffset(partition);
       if (work.aggregator !== undefined) {
         const timer = metrics.restoreSeconds.startTimer();
         const restored = await restoreAggregation(reader!, topics.processorState, partition, work.aggregator, logger, now);
         timer();
         metrics.restoredRecords.inc(restored.records);
         logger.info({ partition, ...restored }, 'partition state restored');
+        // The state goes with the input offset committed with it; another one means the group's offsets
+        // were moved since (flowagg offsets reset): what is replayed starts from an empty state.
+        if (restored.inputOffset !== null && restored.inputOffset !== (committed ?? 0)) {
+          logger.warn({ partition, stateOffset: restored.inputOffset, committed }, 'the committed input offset is not the one of the saved state (offsets were reset): starting the partition from an empty state');
+          work.aggregator.discard();
+        }
       }
-      const committed = await committedOffset(partition);
       if (committed !== null) consumer!.seek({ topic: topics.flowsRaw, partition, offset: committed });
       return new PartitionTask(partition, work, producer, first, committed ?? 0, taskSettings, logger);
     } catch (err) {
@@ -293,6 +304,10 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
       await reader?.close();
       state = 'stopped';
       logger.info(totals, 'processor stopped');
+    },
+    async finish() {
+      guard('finish', ['running']);
+      await Promise.all([...tasks.values()].map((t) => t.finish()));
     },
     stats() {
       let flows = 0;

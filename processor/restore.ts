@@ -13,6 +13,8 @@ export interface RestoreResult {
   readonly records: number;
   readonly flows: number;
   readonly ms: number;
+  /** The input offset committed with the state restored; null for an empty changelog. */
+  readonly inputOffset: number | null;
 }
 
 export async function restoreAggregation(reader: Reader, topic: string, partition: number, aggregator: Aggregator, logger: Logger, now: () => number = Date.now): Promise<RestoreResult> {
@@ -21,12 +23,13 @@ export async function restoreAggregation(reader: Reader, topic: string, partitio
   let records = 0;
   let watermark = 0;
   let nextSeq = 0;
+  let inputOffset: number | null = null;
   let next = 0;
   for (;;) {
     const r = await reader.fetch({ topic, partition }, next, { maxRecords: FETCH_RECORDS });
     for (const record of r.records) {
       const applied = applyChangelogRecord(aggregator.store, record.key ?? Buffer.alloc(0), record.value);
-      if (applied.kind === 'watermark') ({ watermark, nextSeq } = applied);
+      if (applied.kind === 'watermark') ({ watermark, nextSeq, inputOffset } = applied);
     }
     records += r.records.length;
     next = r.next;
@@ -37,5 +40,5 @@ export async function restoreAggregation(reader: Reader, topic: string, partitio
     }
   }
   aggregator.restored(watermark, nextSeq);
-  return { records, flows: aggregator.store.size, ms: now() - started };
+  return { records, flows: aggregator.store.size, ms: now() - started, inputOffset };
 }

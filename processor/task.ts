@@ -68,6 +68,11 @@ export class PartitionTask {
     this.lastCommitAt = this.lastInputAt = this.lastIdleAt = now;
   }
 
+  /** The input offset committed last (the next one to read after a restart). */
+  get committedOffset(): number {
+    return this.committedPosition;
+  }
+
   get failed(): boolean {
     return this.failure !== undefined;
   }
@@ -130,6 +135,13 @@ export class PartitionTask {
     return this.lock;
   }
 
+  /** End of input (`flowagg pipeline`): every flow exported, committed, and durable. */
+  async finish(): Promise<void> {
+    while (!this.work.flush()) await this.commitOrThrow();
+    await this.flush();
+    this.throwIfFailed();
+  }
+
   /** Commits everything and waits for it to be durable. */
   async flush(): Promise<void> {
     await this.commit();
@@ -141,9 +153,10 @@ export class PartitionTask {
     if (this.failed || this.closed) return;
     const outputs = this.work.takeOutputs();
     const changelog: ProduceRecord[] = [];
-    this.work.takeChangelog(changelog, this.partition);
+    const nothingNew = outputs.length === 0 && this.work.pending === 0 && this.position === this.committedPosition;
     this.lastCommitAt = this.settings.now();
-    if (outputs.length === 0 && changelog.length === 0 && this.position === this.committedPosition) return;
+    if (nothingNew) return;
+    this.work.takeChangelog(changelog, this.partition, this.position);
     this.uncommitted = 0;
     this.inflight = this.transact({ outputs, changelog, offset: this.position });
   }

@@ -6,6 +6,7 @@ import { flowKeyOfRecord } from '../ingest/records/flow-key.js';
 import { parseIpv4Into, parseIpv6Into } from '../lib/ipfix/text.js';
 import { type MessageLog } from '../lib/log/types.js';
 import { type MetadataSource, type NodeInfo, type PodInfo, type ServiceInfo } from '../lib/k8s/metadata.js';
+import { labelsJson } from '../lib/k8s/store/events.js';
 import { FLOW_RECORD_FIELDS, type FlowRecord, flowRecordReader, flowRecordWriter } from '../schemas/flow-record.js';
 import { FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
 
@@ -82,18 +83,23 @@ export function decodeOutput(value: Buffer): FlowRecord {
   return reader.decode(value);
 }
 
-export interface InventoryPod extends PodInfo {
+export interface InventoryPod extends Omit<PodInfo, 'labelsJson'> {
   readonly ip: string;
 }
 
 /** A MetadataSource over fixed lists, for unit tests (lib/k8s has the real ones). */
 export function staticMetadata(pods: readonly InventoryPod[], nodes: readonly NodeInfo[] = [], services: readonly ServiceInfo[] = [], clusterUuid?: string): MetadataSource & { lookups: number } {
+  const infos = pods.map((p) => ({ ...p, labelsJson: labelsJson(p.labels) }));
   const source = {
     lookups: 0,
     podByIp(ip: string) {
       source.lookups++;
-      return pods.find((p) => p.ip === ip);
+      return infos.find((p) => p.ip === ip);
     },
+    podByIpv4(address: number) {
+      return source.podByIp([address >>> 24, (address >>> 16) & 255, (address >>> 8) & 255, address & 255].join('.'));
+    },
+    readiness: () => ({ ready: true }),
     nodeByName: (name: string) => nodes.find((n) => n.name === name),
     serviceByName: (namespace: string, name: string) => services.find((s) => s.namespace === namespace && s.name === name),
     clusterUuid: () => clusterUuid,

@@ -24,10 +24,12 @@ export interface PartitionWork {
   accept(record: LogRecord): boolean;
   /** Moves event time on by `ms` (an idle partition) and expires what became due, within the budget; false when it must commit first. */
   idle(ms: number): boolean;
+  /** End of input: every flow exported or dropped, within the budget; false when it must commit first. */
+  flush(): boolean;
   /** Output records since the last call. */
   takeOutputs(): ProduceRecord[];
-  /** Changelog records since the last call, for processor.state partition `partition`. */
-  takeChangelog(out: ProduceRecord[], partition: number): void;
+  /** Changelog records since the last call, for processor.state partition `partition`, committed with input offset `inputOffset`. */
+  takeChangelog(out: ProduceRecord[], partition: number, inputOffset: number): void;
   /** Records waiting for a commit. */
   readonly pending: number;
   readonly flows: number;
@@ -91,12 +93,16 @@ export class AggregateWork implements PartitionWork {
     return ag.expireDue(this.deps.budget);
   }
 
+  flush(): boolean {
+    return this.aggregator.flush(this.deps.budget);
+  }
+
   takeOutputs(): ProduceRecord[] {
     return this.aggregator.takeOutputs();
   }
 
-  takeChangelog(out: ProduceRecord[], partition: number): void {
-    this.aggregator.takeChangelog(out, partition);
+  takeChangelog(out: ProduceRecord[], partition: number, inputOffset: number): void {
+    this.aggregator.takeChangelog(out, partition, inputOffset);
   }
 
   get pending(): number {
@@ -142,6 +148,10 @@ export class ProxyWork implements PartitionWork {
   }
 
   idle(): boolean {
+    return true;
+  }
+
+  flush(): boolean {
     return true;
   }
 

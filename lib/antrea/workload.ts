@@ -121,8 +121,8 @@ export function fnv1(text: string): number {
   return h;
 }
 
-/** mulberry32: a small, fast, deterministic PRNG. */
-function random(seed: number): () => number {
+/** mulberry32: a small, fast, deterministic PRNG of numbers in [0, 1). */
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -173,7 +173,7 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
   function flow(i: number): FlowPlan {
     const cached = plans.get(i);
     if (cached !== undefined) return cached;
-    const rnd = random(options.seed * 1_000_003 + i);
+    const rnd = seededRandom(options.seed * 1_000_003 + i);
     const u = rnd();
     const kind = kinds[cumulative.findIndex((c) => u < c)] ?? kinds[kinds.length - 1]!;
     const family: 4 | 6 = rnd() < options.ipv6Share ? 6 : 4;

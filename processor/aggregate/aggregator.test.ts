@@ -265,6 +265,15 @@ describe('aggregation rules', () => {
     assert.deepEqual([ag.counters.missingTimes, ag.flows], [1, 0]);
   });
 
+  test('flows keep their state while the store grows past its capacity, the one that made it grow included', () => {
+    const ag = aggregator();
+    const flows = 3000;
+    const specs = Array.from({ length: flows }, (_, i): RecordSpec => ({ ...tuple, sport: i, start: 1000, end: 1001, exportTime: 1001, flowType: 1, sourcePodName: 'a', destinationPodName: 'b', packetTotalCount: i + 1 }));
+    const outs = feed(ag, specs, 1002);
+    assert.equal(outs.length, flows, 'every flow exported 1 s after its record');
+    assert.deepEqual(outs.map((o) => o.packetTotalCount).sort((a, b) => (a as number) - (b as number)), specs.map((s) => s.packetTotalCount));
+  });
+
   test('a full partition expires the flow due soonest early, exporting it', () => {
     const ag = aggregator({ maxFlows: 2 });
     const flow = (port: number, t: number): RecordSpec => ({ ...tuple, sport: port, start: 1000, end: t, exportTime: t, flowType: 1, sourcePodName: 'a', destinationPodName: 'b', packetTotalCount: 1 });
@@ -312,7 +321,7 @@ describe('state through the changelog', () => {
         ag.process(r, eventTime(r, 60_000));
         if (n % 17 === 0 || n === cut) {
           const entries: { key: Buffer; value: Buffer | null }[] = [];
-          ag.takeChangelog(entries as never, 0);
+          ag.takeChangelog(entries as never, 0, n + 1);
           changelog.push(...entries.map((e) => ({ key: Buffer.from(e.key), value: e.value === null ? null : Buffer.from(e.value) })));
           outputs.push(...ag.takeOutputs().map((o) => (o.value as Buffer).toString('hex')));
         }
@@ -333,5 +342,19 @@ describe('state through the changelog', () => {
       assert.deepEqual(outputs, expected, `restored after record ${cut}`);
     }
     assert.ok(expected.length > 40);
+  });
+
+  test('discarding a restored state tombstones every flow and exports nothing', () => {
+    const ag = aggregator();
+    feed(ag, workload().slice(0, 200));
+    const flows = ag.flows;
+    ag.takeOutputs();
+    const first: { key: Buffer; value: Buffer | null }[] = [];
+    ag.takeChangelog(first as never, 0, 200);
+    ag.discard();
+    const after: { key: Buffer; value: Buffer | null }[] = [];
+    ag.takeChangelog(after as never, 0, 0);
+    assert.equal(after.filter((e) => e.value === null).length, 2 * flows);
+    assert.deepEqual([ag.flows, ag.takeOutputs().length, ag.watermark], [0, 0, 0]);
   });
 });

@@ -16,7 +16,7 @@ import { RecordBuffer } from '../../ingest/records/record-buffer.js';
 import { type ScannedRecord } from '../../schemas/flow-record-scanner.js';
 import { type MetadataOptions } from '../metadata-fill.js';
 import { FLOW_TYPE_INTER_NODE, flowKeyString, isDenied, isFromSourceNode, needsCorrelation, R } from '../record-input.js';
-import { encodeIdentity, encodeStats, encodeWatermark, identityKey, WATERMARK_KEY } from './changelog.js';
+import { encodeIdentity, encodeKey, encodeStats, encodeWatermark, identityKey, WATERMARK_KEY } from './changelog.js';
 import {
   DIRTY_IDENTITY, DIRTY_STATS, F_ACTIVE, F_INACTIVE, F_SEQ, F_WIDTH, I_EXPORTS, I_WIDTH, SIDE_DESTINATION, SIDE_SOURCE, U_BASE_SIDE, U_DIRTY,
   U_EGRESS_ACTION, U_FLOW_TYPE, U_INGRESS_ACTION, U_LIFECYCLE, U_RETRIES, U_WIDTH,
@@ -72,7 +72,6 @@ export class Aggregator {
   watermark = 0;
   private readonly heap: ExpiryHeap;
   private nextSeq = 0;
-  private watermarkChanged = false;
   private outputs: ProduceRecord[] = [];
   private tombstones: Buffer[] = [];
   private readonly outputBuffer = new RecordBuffer();
@@ -100,10 +99,7 @@ export class Aggregator {
 
   /** Moves the watermark to `t` if later (a record's event time, or the clock of an idle partition). */
   advanceTo(t: number): void {
-    if (t > this.watermark) {
-      this.watermark = t;
-      this.watermarkChanged = true;
-    }
+    if (t > this.watermark) this.watermark = t;
   }
 
   /** Expires every flow due by the watermark; stops early, returning false, once `budget` records are pending. */
@@ -140,11 +136,15 @@ export class Aggregator {
     const { store, settings } = this;
     const w = this.watermark;
     let slot = store.slotOf(key);
-    const f = store.f64;
-    const u8 = store.u8;
-    if (slot < 0) {
+    const created = slot < 0;
+    if (created) {
       if (store.size >= settings.maxFlows) this.evict();
       slot = store.add(key);
+    }
+    // Read after add(), which may have grown (replaced) the store's arrays.
+    const f = store.f64;
+    const u8 = store.u8;
+    if (created) {
       createFlow(store, slot, r, own);
       const u = slot * U_WIDTH;
       u8[u + U_LIFECYCLE] = correlation ? WAITING : PENDING;
@@ -153,7 +153,6 @@ export class Aggregator {
       f[at + F_SEQ] = this.nextSeq++;
       f[at + F_INACTIVE] = w + settings.inactiveMs;
       f[at + F_ACTIVE] = w + (correlation ? settings.activeMs : settings.exportDelayMs);
-      this.watermarkChanged = true;
       this.counters.created++;
     } else {
       const u = slot * U_WIDTH;
@@ -221,8 +220,7 @@ export class Aggregator {
     if (store.i32[i + I_EXPORTS] === 0) {
       // Antrea fills the missing side of an inter-Node flow that no peer record completed.
       const uncorrelated = state === LONE_PENDING || state === LONE_EXPORTED || isDenied(store.u8[u + U_EGRESS_ACTION]!, store.u8[u + U_INGRESS_ACTION]!);
-      decorateFlow(store, slot, this.metadata, store.u8[u + U_FLOW_TYPE] === FLOW_TYPE_INTER_NODE && uncorrelated);
-      store.markDirty(slot, DIRTY_IDENTITY);
+      if (decorateFlow(store, slot, this.metadata, store.u8[u + U_FLOW_TYPE] === FLOW_TYPE_INTER_NODE && uncorrelated)) store.markDirty(slot, DIRTY_IDENTITY);
     }
     this.encode(store, slot, w, this.outputBuffer);
     this.outputs.push({ key: keyBuffer(store.keys[slot]!), value: this.outputBuffer.value() });
@@ -233,11 +231,16 @@ export class Aggregator {
   }
 
   private delete(slot: number): void {
+    this.forget(slot);
+    this.counters.deleted++;
+  }
+
+  /** Removes a flow, its tombstones queued for the changelog. */
+  private forget(slot: number): void {
     const key = this.store.keys[slot]!;
     this.heap.remove(slot);
     this.tombstones.push(keyBuffer(key), identityKey(key));
     this.store.remove(slot);
-    this.counters.deleted++;
   }
 
   /** Makes room for a new flow: the one due soonest expires now. */
@@ -270,10 +273,11 @@ export class Aggregator {
 
   /**
    * Appends the changelog since the last call to `out`, for partition `partition` of processor.state:
-   * tombstones first, then one stats and one identity record per flow whose part changed, then the
-   * watermark if it moved (a flow deleted and created again in between ends with its new state).
+   * tombstones first, then one stats and one identity record per flow whose part changed (a flow deleted
+   * and created again in between ends with its new state), then the watermark record, which also holds
+   * `inputOffset`, the input offset committed with this changelog.
    */
-  takeChangelog(out: ProduceRecord[], partition: number): void {
+  takeChangelog(out: ProduceRecord[], partition: number, inputOffset: number): void {
     for (const key of this.tombstones) out.push({ key, value: null, partition });
     this.tombstones = [];
     const { store } = this;
@@ -283,20 +287,28 @@ export class Aggregator {
       if (bits === 0) continue;
       store.u8[at] = 0;
       const key = store.keys[slot]!;
-      if (bits & DIRTY_STATS) out.push({ key: keyBuffer(key), value: encodeStats(store, slot, this.changelogBuffer), partition });
-      if (bits & DIRTY_IDENTITY) out.push({ key: identityKey(key), value: encodeIdentity(store, slot, this.changelogBuffer), partition });
+      const b = this.changelogBuffer;
+      if (bits & DIRTY_STATS) out.push({ key: encodeKey(key, false, b), value: encodeStats(store, slot, b), partition });
+      if (bits & DIRTY_IDENTITY) out.push({ key: encodeKey(key, true, b), value: encodeIdentity(store, slot, b), partition });
     }
-    if (this.watermarkChanged) {
-      out.push({ key: WATERMARK_KEY, value: encodeWatermark(this.watermark, this.nextSeq), partition });
-      this.watermarkChanged = false;
-    }
+    out.push({ key: WATERMARK_KEY, value: encodeWatermark(this.watermark, this.nextSeq, inputOffset), partition });
+  }
+
+  /**
+   * Forgets every flow, exporting nothing: their tombstones go out with the next changelog. For a state
+   * that belongs to other input offsets than the group's (the offsets were reset: a replay starts empty).
+   */
+  discard(): void {
+    const { store } = this;
+    for (const slot of [...store.slots()]) this.forget(slot);
+    this.watermark = 0;
+    this.nextSeq = 0;
   }
 
   /** After a restore filled the store: the watermark and sequence back, every flow queued again, nothing dirty. */
   restored(watermark: number, nextSeq: number): void {
     this.watermark = watermark;
     this.nextSeq = nextSeq;
-    this.watermarkChanged = false;
     const { store } = this;
     for (const slot of store.slots()) {
       store.u8[slot * U_WIDTH + U_DIRTY] = 0;

@@ -3,8 +3,11 @@
 // the frequent change (counters, times, lifecycle) does not rewrite the rare one (names, addresses):
 //
 //   key: flow key               value: 01 01 | Uint8 row | 4 Int32 LE (Service port, SNAT port, source port, exports) | Float64 row LE
-//   key: flow key + 01          value: 01 02 | per interned column: length varint, bytes (UTF-8 text, or the address/UUID bytes)
-//   key: FF 01                  value: 01 03 | watermark Float64 LE | next flow sequence Float64 LE
+//   key: flow key + 01          value: 01 02 | per interned column, in Avro's encoding: an Avro string (text) or bytes (address, UUID)
+//   key: FF 01                  value: 01 03 | watermark Float64 LE | next flow sequence Float64 LE | input offset Float64 LE
+//
+// The watermark record is written by every commit, with the input offset committed with it: a restore
+// that finds another committed offset knows the group's offsets were moved (a replay) since.
 //
 // A deleted flow gets a tombstone under both its keys. Restoring reads the partition to its end and
 // applies every record in order (restore.ts).
@@ -36,6 +39,17 @@ export function identityKey(flowKey: string): Buffer {
   return b;
 }
 
+/** The changelog key of a flow's stats (the flow key) or identity (flow key + 01), written into `out`. */
+export function encodeKey(flowKey: string, identity: boolean, out: RecordBuffer): Buffer {
+  out.reserve(flowKey.length + 1);
+  const o = out.buf;
+  const start = out.pos;
+  let p = start + o.write(flowKey, start, 'latin1');
+  if (identity) o[p++] = IDENTITY_SUFFIX;
+  out.pos = p;
+  return o.subarray(start, p);
+}
+
 /** Text columns hold UTF-8; the others (UUIDs, addresses) one byte per character. */
 const isTextColumn = (c: number): boolean => c < I_UUID;
 
@@ -58,13 +72,11 @@ export function encodeStats(store: FlowStore, slot: number, out: RecordBuffer): 
 }
 
 export function encodeIdentity(store: FlowStore, slot: number, out: RecordBuffer): Buffer {
-  const texts: string[] = [];
+  const pool = store.pool;
+  const ids = store.i32;
+  const at = slot * I_WIDTH;
   let room = 2;
-  for (let c = 0; c < I_INTERNED_END; c++) {
-    const t = store.text(slot, c);
-    texts.push(t);
-    room += 5 + (isTextColumn(c) ? Buffer.byteLength(t, 'utf8') : t.length);
-  }
+  for (let c = 0; c < I_INTERNED_END; c++) room += (isTextColumn(c) ? pool.avroString(ids[at + c]!) : pool.avroBytes(ids[at + c]!)).length;
   out.reserve(room);
   const o = out.buf;
   let p = out.pos;
@@ -72,33 +84,30 @@ export function encodeIdentity(store: FlowStore, slot: number, out: RecordBuffer
   o[p++] = VERSION;
   o[p++] = KIND_IDENTITY;
   for (let c = 0; c < I_INTERNED_END; c++) {
-    const t = texts[c]!;
-    const n = isTextColumn(c) ? Buffer.byteLength(t, 'utf8') : t.length;
-    let len = n;
-    while (len > 0x7f) {
-      o[p++] = (len & 0x7f) | 0x80;
-      len >>>= 7;
-    }
-    o[p++] = len;
-    p += n === 0 ? 0 : o.write(t, p, n, isTextColumn(c) ? 'utf8' : 'latin1');
+    const encoded = isTextColumn(c) ? pool.avroString(ids[at + c]!) : pool.avroBytes(ids[at + c]!);
+    o.set(encoded, p);
+    p += encoded.length;
   }
   out.pos = p;
   return o.subarray(start, p);
 }
 
-export function encodeWatermark(watermark: number, nextSeq: number): Buffer {
-  const b = Buffer.alloc(18);
+const WATERMARK_LENGTH = 26;
+
+export function encodeWatermark(watermark: number, nextSeq: number, inputOffset: number): Buffer {
+  const b = Buffer.alloc(WATERMARK_LENGTH);
   b[0] = VERSION;
   b[1] = KIND_WATERMARK;
   b.writeDoubleLE(watermark, 2);
   b.writeDoubleLE(nextSeq, 10);
+  b.writeDoubleLE(inputOffset, 18);
   return b;
 }
 
 export type ChangelogRecord =
   | { readonly kind: 'stats'; readonly flowKey: string }
   | { readonly kind: 'identity'; readonly flowKey: string }
-  | { readonly kind: 'watermark'; readonly watermark: number; readonly nextSeq: number }
+  | { readonly kind: 'watermark'; readonly watermark: number; readonly nextSeq: number; readonly inputOffset: number }
   | { readonly kind: 'deleted'; readonly flowKey: string };
 
 function corrupt(why: string, key: Buffer): FlowaggError {
@@ -112,8 +121,8 @@ function corrupt(why: string, key: Buffer): FlowaggError {
  */
 export function applyChangelogRecord(store: FlowStore, key: Buffer, value: Buffer | null): ChangelogRecord {
   if (key.length === WATERMARK_KEY.length && key.equals(WATERMARK_KEY)) {
-    if (value === null || value.length !== 18 || value[0] !== VERSION || value[1] !== KIND_WATERMARK) throw corrupt('not a watermark record', key);
-    return { kind: 'watermark', watermark: value.readDoubleLE(2), nextSeq: value.readDoubleLE(10) };
+    if (value === null || value.length !== WATERMARK_LENGTH || value[0] !== VERSION || value[1] !== KIND_WATERMARK) throw corrupt('not a watermark record', key);
+    return { kind: 'watermark', watermark: value.readDoubleLE(2), nextSeq: value.readDoubleLE(10), inputOffset: value.readDoubleLE(18) };
   }
   const identity = IDENTITY_KEY_LENGTHS.has(key.length);
   if (!identity && !FLOW_KEY_LENGTHS.has(key.length)) throw corrupt(`a key of ${key.length} bytes is no flow key`, key);
@@ -140,16 +149,17 @@ export function applyChangelogRecord(store: FlowStore, key: Buffer, value: Buffe
   if (value[1] === KIND_IDENTITY && identity) {
     let p = 2;
     for (let c = 0; c < I_INTERNED_END; c++) {
-      let n = 0;
+      let zigzag = 0;
       let shift = 0;
       for (;;) {
         const b = value[p++];
         if (b === undefined || shift > 28) throw corrupt('truncated', key);
-        n |= (b & 0x7f) << shift;
+        zigzag |= (b & 0x7f) << shift;
         if (b < 0x80) break;
         shift += 7;
       }
-      if (p + n > value.length) throw corrupt('truncated', key);
+      const n = zigzag >>> 1;
+      if ((zigzag & 1) !== 0 || p + n > value.length) throw corrupt('bad or truncated length', key);
       store.setInterned(slot, c, isTextColumn(c) ? utf8(value, p, p + n) : latin1(value, p, p + n));
       p += n;
     }

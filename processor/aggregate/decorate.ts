@@ -21,32 +21,37 @@ function sideAddress(store: FlowStore, slot: number, side: 0 | 1): string {
   return source !== 0 ? store.pool.text(source) : keyAddress(store.keys[slot]!, side);
 }
 
-/** Decorates a flow before its first export; `fillIdentity` for a flow that was never correlated. */
-export function decorateFlow(store: FlowStore, slot: number, options: MetadataOptions, fillIdentity: boolean): void {
+/** Decorates a flow before its first export; `fillIdentity` for a flow that was never correlated. Returns whether anything changed. */
+export function decorateFlow(store: FlowStore, slot: number, options: MetadataOptions, fillIdentity: boolean): boolean {
   const start = store.f64[slot * F_WIDTH + F_START]!;
+  let changed = false;
+  const set = (column: number, text: string) => {
+    if (store.setInterned(slot, column, text)) changed = true;
+  };
   ([0, 1] as const).forEach((side) => {
     const c = SIDES[side];
     const address = sideAddress(store, slot, side);
     if (fillIdentity && store.text(slot, c.pod) === '') {
       const pod = podAt(options, address, start);
       if (pod !== undefined) {
-        store.setInterned(slot, c.pod, pod.name);
-        store.setInterned(slot, c.namespace, pod.namespace);
-        store.setInterned(slot, c.node, pod.nodeName);
+        set(c.pod, pod.name);
+        set(c.namespace, pod.namespace);
+        set(c.node, pod.nodeName);
         if (options.includeK8sUIDs) {
-          store.setInterned(slot, c.podUuid, uidBytes(pod.uid));
+          set(c.podUuid, uidBytes(pod.uid));
           const node = nodeNamed(options, pod.nodeName);
-          if (node !== undefined) store.setInterned(slot, c.nodeUuid, uidBytes(node.uid));
+          if (node !== undefined) set(c.nodeUuid, uidBytes(node.uid));
         }
       }
     }
-    store.setInterned(slot, c.labels, labelsOf(options, store.text(slot, c.pod), store.text(slot, c.namespace), address, start));
+    set(c.labels, labelsOf(options, store.text(slot, c.pod), store.text(slot, c.namespace), address, start));
   });
   if (options.includeK8sUIDs) {
     const service = serviceOfPortName(options, store.text(slot, I_SERVICE_PORT_NAME));
-    if (service !== undefined) store.setInterned(slot, uuidColumn('destinationServiceUUID'), uidBytes(service.uid));
+    if (service !== undefined) set(uuidColumn('destinationServiceUUID'), uidBytes(service.uid));
     const egressNode = nodeNamed(options, store.text(slot, I_EGRESS_NODE_NAME));
-    if (egressNode !== undefined) store.setInterned(slot, uuidColumn('egressNodeUUID'), uidBytes(egressNode.uid));
+    if (egressNode !== undefined) set(uuidColumn('egressNodeUUID'), uidBytes(egressNode.uid));
   }
+  return changed;
 }
 

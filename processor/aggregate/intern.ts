@@ -9,13 +9,26 @@ import { PROCESSOR_STATE_CORRUPT } from '../errors.js';
 
 export const EMPTY_ID = 0;
 
+/** Avro's encoding of a string or bytes value: the zig-zag varint of its length, then the bytes. */
+function avroEncoding(bytes: Buffer): Buffer {
+  const head: number[] = [];
+  let n = bytes.length * 2;
+  while (n > 0x7f) {
+    head.push((n & 0x7f) | 0x80);
+    n = Math.floor(n / 128);
+  }
+  head.push(n);
+  return Buffer.concat([Buffer.from(head), bytes]);
+}
+
 export class StringPool {
   private readonly ids = new Map<string, number>();
   private strings: string[] = [''];
   private refs = new Int32Array(1024);
   private readonly free: number[] = [];
-  /** The Avro encoding of each text (length varint + UTF-8), made when first written. */
+  /** The Avro encodings of each string, as `string` (UTF-8) and as `bytes` (latin1), made when first written. */
   private avro: (Buffer | undefined)[] = [];
+  private avroLatin1: (Buffer | undefined)[] = [];
 
   /** Strings held (besides ""). */
   get size(): number {
@@ -30,7 +43,7 @@ export class StringPool {
       id = this.free.pop() ?? this.strings.length;
       if (id >= this.refs.length) this.grow();
       this.strings[id] = s;
-      this.avro[id] = undefined;
+      this.avro[id] = this.avroLatin1[id] = undefined;
       this.ids.set(s, id);
     }
     this.refs[id]!++;
@@ -45,7 +58,7 @@ export class StringPool {
     if (left < 0) throw new FlowaggError(PROCESSOR_STATE_CORRUPT, `string pool: id ${id} released more often than acquired`);
     this.ids.delete(this.strings[id]!);
     this.strings[id] = '';
-    this.avro[id] = undefined;
+    this.avro[id] = this.avroLatin1[id] = undefined;
     this.free.push(id);
   }
 
@@ -53,23 +66,14 @@ export class StringPool {
     return this.strings[id]!;
   }
 
-  /** The Avro `string` encoding of id's text. */
+  /** The Avro `string` encoding of id's text: zig-zag length, UTF-8. */
   avroString(id: number): Buffer {
-    let b = this.avro[id];
-    if (b === undefined) {
-      const utf8 = Buffer.from(this.strings[id]!, 'utf8');
-      const head = Buffer.alloc(10);
-      let n = utf8.length * 2;
-      let p = 0;
-      while (n > 0x7f) {
-        head[p++] = (n & 0x7f) | 0x80;
-        n = Math.floor(n / 128);
-      }
-      head[p++] = n;
-      b = Buffer.concat([head.subarray(0, p), utf8]);
-      this.avro[id] = b;
-    }
-    return b;
+    return (this.avro[id] ??= avroEncoding(Buffer.from(this.strings[id]!, 'utf8')));
+  }
+
+  /** The Avro `bytes` encoding of id's bytes (an address or UUID kept as latin1). */
+  avroBytes(id: number): Buffer {
+    return (this.avroLatin1[id] ??= avroEncoding(Buffer.from(this.strings[id]!, 'latin1')));
   }
 
   private grow(): void {

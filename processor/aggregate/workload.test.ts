@@ -45,4 +45,5 @@ test('per flow, the deltas of the outputs add up to the records\' totals, from e
     assert.equal(s.dst, halves.has('destination') || bothFilled ? plan.totals.packets : 0, `flow ${i} (${plan.kind}) from the destination Node`);
   }
   assert.equal(ag.counters.correlated, [...Array(w.flowCount).keys()].filter((i) => w.flow(i).reporters.length === 2).length, 'every two-Node flow correlated');
+  assert.equal(ag.counters.uncorrelatedExported, 0, 'no half left waiting for its peer');
 });
