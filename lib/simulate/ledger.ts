@@ -22,6 +22,8 @@ export interface FlowSums {
   readonly protocol: number;
   readonly sourcePort: number;
   readonly destinationPort: number;
+  /** Nodes that report the flow: 2 when its halves are correlated (inter-Node, from external through another Node), else 1. */
+  readonly reporters: 1 | 2;
   /** The source Node's half (or the one Node reporting a flow that needs no correlation, when it is the source Node). */
   readonly source?: Sums & { readonly node: string };
   readonly destination?: Sums & { readonly node: string };
@@ -88,7 +90,7 @@ export class Ledger {
       const destination = side('destination');
       return {
         flow: i, kind: plan.kind, family: plan.family, sourceAddress: plan.sourceAddress, destinationAddress: plan.destinationAddress,
-        protocol: plan.protocol, sourcePort: plan.sourcePort, destinationPort: plan.destinationPort,
+        protocol: plan.protocol, sourcePort: plan.sourcePort, destinationPort: plan.destinationPort, reporters: plan.reporters.length === 2 ? 2 : 1,
         ...(source && { source }), ...(destination && { destination }),
       };
     });
