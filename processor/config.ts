@@ -3,66 +3,41 @@
 // `inactiveFlowRecordTimeout`, `recordContents.podLabels`); flowagg's own settings live under
 // `processor:`. Topic names come from `log.topics` (lib/log/topics.ts), shared with the other services.
 import { z } from 'zod';
+import { reloadable } from '../lib/config/meta.js';
 import { duration } from '../lib/config/types.js';
 import { topicsSchema } from '../lib/log/topics.js';
-
-export const MODES = ['aggregate', 'proxy'] as const;
-export type Mode = (typeof MODES)[number];
-
-/** Antrea's `mode`: Aggregate or Proxy, case-insensitive as Antrea compares it. */
-export const modeSchema = z
-  .string()
-  .transform((v) => v.trim().toLowerCase())
-  .pipe(z.enum(MODES, { error: (i) => `"${String(i.input)}" is not a mode (Aggregate or Proxy)` }));
+// Antrea's `mode` is one key that the processor (what it writes) and the IPFIX exporter (which template) both read.
+import { modeSchema } from '../exporters/ipfix/config.js';
 
 export const processorSection = z
   .strictObject({
-    /** Consumer group on flows.raw; also the prefix of the transactional ids (one per input partition). */
-    groupId: z.string().min(1).default('flowagg-processor'),
-    /** A commit (one log transaction: outputs, changelog, input offsets) at least this often while there is work. */
-    commitInterval: duration.pipe(z.number().min(1, { error: 'commitInterval must be at least 1ms' })).default(100),
-    /** ... or after this many input records of a partition, whichever comes first. */
-    commitRecords: z.number().int().positive().default(20_000),
-    /** Records per batch handed over by the consumer. */
-    maxBatchRecords: z.number().int().positive().default(5000),
-    /**
-     * A half of an inter-Node flow whose peer never came, after the retry budget: `export` it alone
-     * (flowagg's default) or `drop` it (Antrea's behaviour). Counted either way.
-     */
-    uncorrelated: z.enum(['export', 'drop']).default('export'),
-    /** Active expiries an uncorrelated half waits for its peer before it is given up (Antrea's MaxRetries). */
-    correlationRetries: z.number().int().min(0).max(100).default(2),
-    /** A flow that became ready is exported this long (event time) after, as Antrea's 1 s export tick does. */
-    exportDelay: duration.default(1000),
-    /**
-     * A partition that received nothing for this long (wall time) has its watermark moved on with the
-     * clock, so that its flows still expire; 0 never does (output then depends only on input).
-     */
-    idleWatermarkAdvance: duration.default(10_000),
-    /**
-     * An export time further than this ahead of when the collector received the record counts as the
-     * receive time plus this much: an exporter with a clock far ahead cannot expire a partition's flows early.
-     */
-    maxClockAhead: duration.default(60_000),
-    /** Flows held per input partition; when full, the flow due soonest is expired early (exported, counted). */
-    maxFlowsPerPartition: z.number().int().positive().default(1_000_000),
+    groupId: z.string().min(1).default('flowagg-processor').describe('Consumer group on flows.raw; also the prefix of the transactional ids (one per input partition).'),
+    commitInterval: duration.pipe(z.number().min(1, { error: 'commitInterval must be at least 1ms' })).default(100).describe('A commit (one log transaction: outputs, changelog, input offsets) at least this often while there is work.'),
+    commitRecords: z.number().int().positive().default(20_000).describe('A commit also after this many input records of a partition, whichever of the two comes first.'),
+    maxBatchRecords: z.number().int().positive().default(5000).describe('Records per batch handed over by the consumer.'),
+    uncorrelated: z.enum(['export', 'drop']).default('export').describe("A half of an inter-Node flow whose peer never came, after the retry budget: `export` it alone (flowagg's default) or `drop` it (Antrea's behaviour). Counted either way."),
+    correlationRetries: z.number().int().min(0).max(100).default(2).describe("Active expiries an uncorrelated half waits for its peer before it is given up (Antrea's MaxRetries)."),
+    exportDelay: duration.default(1000).describe("A flow that became ready is exported this long (event time) after, as Antrea's 1 s export tick does."),
+    idleWatermarkAdvance: duration.default(10_000).describe('A partition that received nothing for this long (wall time) has its watermark moved on with the clock, so that its flows still expire; 0 never does (output then depends only on input).'),
+    maxClockAhead: duration.default(60_000).describe("An export time further than this ahead of when the collector received the record counts as the receive time plus this much: an exporter with a clock far ahead cannot expire a partition's flows early."),
+    maxFlowsPerPartition: z.number().int().positive().default(1_000_000).describe('Flows held per input partition; when full, the flow due soonest is expired early (exported, counted).'),
   })
   .prefault({});
 
 export const recordContentsSection = z
   .strictObject({
-    /** Pod labels of both sides, as JSON with sorted keys, in every output record (Antrea's key). */
-    podLabels: z.boolean().default(false),
+    podLabels: z.boolean().default(false).describe("Pod labels of both sides, as JSON with sorted keys, in every output record (Antrea's key)."),
   })
   .prefault({});
 
 /** The keys the processor reads from a flowagg configuration file. */
 export const processorConfigShape = {
-  mode: modeSchema.default('aggregate'),
-  activeFlowRecordTimeout: duration.default(60_000),
-  inactiveFlowRecordTimeout: duration.default(90_000),
-  recordContents: recordContentsSection,
-  processor: processorSection,
+  mode: modeSchema,
+  activeFlowRecordTimeout: duration.default(60_000).describe("Antrea's key: an active aggregated flow is exported at most this often (event time); below 1s rounded up to 1s."),
+  inactiveFlowRecordTimeout: duration.default(90_000).describe("Antrea's key: an aggregated flow is deleted this long (event time) after its last record; below 1s rounded up to 1s."),
+  // As in Antrea, podLabels applies while running (to the records output from then on).
+  recordContents: reloadable(recordContentsSection, 'live'),
+  processor: reloadable(processorSection, 'restart'),
   log: z.object({ topics: topicsSchema }).prefault({}),
 };
 

@@ -41,6 +41,8 @@ export interface ProcessorDeps {
   readonly now?: () => number;
   /** Framing of the records written (default single-object). */
   readonly framing?: AvroFraming;
+  /** Framing ingest writes flows.raw with (log.valueFormat): a Confluent id is read as the current schema. */
+  readonly inputFraming?: AvroFraming;
 }
 
 export type ProcessorState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
@@ -69,6 +71,8 @@ export interface Processor {
   readiness(): { ready: boolean; detail?: string };
   /** The aggregation state of the assigned partitions, for /flowrecords (empty in proxy mode). */
   tasks(): readonly PartitionTask[];
+  /** recordContents.podLabels changed while running (Antrea applies it live): labels in the records output from now on. */
+  setPodLabels(on: boolean): void;
 }
 
 type Totals = AggregatorCounters & { badRecords: number };
@@ -79,7 +83,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   const now = deps.now ?? Date.now;
   const section = config.processor;
   const topics = config.log.topics;
-  const mode = config.mode;
+  const mode = config.mode === 'Proxy' ? 'proxy' : 'aggregate';
   const timeouts = flowRecordTimeouts(config);
   const aggregation: AggregatorSettings = {
     activeMs: timeouts.activeMs, inactiveMs: timeouts.inactiveMs, exportDelayMs: section.exportDelay,
@@ -95,7 +99,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     commitRecords: section.commitRecords, commitIntervalMs: section.commitInterval, idleAdvanceMs: section.idleWatermarkAdvance, now,
     onCommitted: (outputs) => void (io.outputs += outputs),
   };
-  const workDeps: WorkDeps = { scanner: new FlowRecordScanner(), metadata: metadataOptions, framing: deps.framing ?? { kind: 'single-object' }, logger, budget: section.commitRecords };
+  const workDeps: WorkDeps = { scanner: new FlowRecordScanner(deps.inputFraming?.kind === 'confluent' ? deps.inputFraming.schemaId : undefined), metadata: metadataOptions, framing: deps.framing ?? { kind: 'single-object' }, logger, budget: section.commitRecords };
   const tasks = new Map<number, PartitionTask>();
   /** Counters of tasks already gone, plus what live tasks reported last. */
   const totals = zeroTotals();
@@ -319,5 +323,8 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
       return { ready: true };
     },
     tasks: () => [...tasks.values()],
+    setPodLabels: (on) => {
+      metadataOptions.podLabels = on;
+    },
   };
 }

@@ -9,8 +9,8 @@ import { type MetadataSource, type NodeInfo, type PodInfo, type ServiceInfo, ser
 export interface MetadataOptions {
   /** Absent: nothing is looked up (labels are "", missing sides stay missing). */
   readonly metadata: MetadataSource | undefined;
-  /** recordContents.podLabels. */
-  readonly podLabels: boolean;
+  /** recordContents.podLabels; applied live (Processor.setPodLabels), to records output from then on. */
+  podLabels: boolean;
   /** flowCollector.includeK8sUIDs. */
   readonly includeK8sUIDs: boolean;
 }
