@@ -231,7 +231,9 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
     const total = (per: number) => per * (round + 1);
     const deny = { ingress: k === 'denyIngress', egress: k === 'denyEgress' };
     const v: Record<string, FieldValue> = {
-      flowStartSeconds: plan.start, flowEndSeconds: end, flowEndReason: last ? 3 : 2,
+      // The flow's start on the reporting Node's clock, as its conntrack saw it: a Node's flow end is never
+      // before its own flow start (Antrea ignores a Node's first record that ends no later than it starts).
+      flowStartSeconds: plan.start + clockOffset(reporter.node), flowEndSeconds: end, flowEndReason: last ? 3 : 2,
       sourceTransportPort: postSnat ? snatPort : plan.sourcePort, destinationTransportPort: plan.destinationPort, protocolIdentifier: plan.protocol,
       packetTotalCount: total(r.packets), octetTotalCount: total(r.octets), packetDeltaCount: r.packets, octetDeltaCount: r.octets,
       [`source${ip}Address`]: postSnat ? gateway(family, nodeA) : plan.sourceAddress, [`destination${ip}Address`]: plan.destinationAddress,
