@@ -17,8 +17,9 @@ export interface FlowaggChild {
   stderr(): string;
 }
 
-export function startFlowagg(argv: readonly string[], readyMessage: string, env: NodeJS.ProcessEnv = {}): FlowaggChild {
-  const child = spawn(process.execPath, [BIN, ...argv], { env: { ...process.env, FLOWAGG_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+/** `cwd`: where it runs (`flowagg run`'s data directory is ./data); the test's own by default. */
+export function startFlowagg(argv: readonly string[], readyMessage: string, env: NodeJS.ProcessEnv = {}, cwd?: string): FlowaggChild {
+  const child = spawn(process.execPath, [BIN, ...argv], { cwd, env: { ...process.env, FLOWAGG_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const ready = new Promise<void>((resolve, reject) => {

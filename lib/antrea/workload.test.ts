@@ -45,3 +45,20 @@ test('FNV-1 32 of a Node name, as Go\'s hash/fnv New32', () => {
   assert.equal(fnv1('a'), 0x050c5d7e);
   assert.equal(fnv1('foobar'), 0x31f0b262);
 });
+
+test('flows past `flows` start as the earlier ones end, with tuples of their own: the next generation', () => {
+  const w = antreaWorkload({ nodes: 4, flows: 200, seed: 5 });
+  const { recordsPerHalf: n, exportIntervalS: interval } = w.options;
+  const encoder = new FlowRecordEncoder();
+  const keys = (from: number, to: number) => new Set([...w.records(from, to)].map((r) => encoder.flowRecord(r).key.toString('hex')));
+  const first = keys(0, 200);
+  const second = keys(200, 400);
+  assert.ok([...second].every((k) => !first.has(k)), 'no flow key of the first generation comes back in the second');
+  for (let i = 0; i < 200; i++) {
+    const gap = w.flow(i + 200).start - w.flow(i).start;
+    assert.ok(gap > (n - 1) * interval && gap < (n + 1) * interval, `flow ${i + 200} starts ${gap} s after flow ${i}`);
+  }
+  const times = [...w.records(200, 400)].map((r) => r.exportTime);
+  assert.ok(times.every((t, i) => i === 0 || t >= times[i - 1]!), 'export-time order');
+  assert.ok([...w.records(200, 400)].every((r) => r.flow >= 200 && r.flow < 400));
+});

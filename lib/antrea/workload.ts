@@ -144,8 +144,11 @@ export interface Workload {
   /** Records per half × reporters, over every flow. */
   readonly recordCount: number;
   flow(i: number): FlowPlan;
-  /** Every record, in export-time order (ties in flow order), the same sequence every time. */
-  records(): Generator<AgentRecord>;
+  /**
+   * Every record, in export-time order (ties in flow order), the same sequence every time; of flows
+   * [from, to) when given (a later generation of flows, see `flow`).
+   */
+  records(from?: number, to?: number): Generator<AgentRecord>;
 }
 
 export function antreaWorkload(input: WorkloadOptions): Workload {
@@ -197,7 +200,9 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
       index: i, kind, family, reporters, protocol: 6, sourceNode: a, sourcePod: podA, destinationNode: b, destinationPod: podB,
       sourceAddress: kind === 'fromExternal' ? external : podAddress(family, a, podA), sourcePort,
       destinationAddress: kind === 'toExternal' ? external : podAddress(family, b, podB), destinationPort,
-      start: options.startTime - 1 + Math.floor(rnd() * options.exportIntervalS),
+      // Flow i + flows starts about when flow i ends, so that a reader going on past `flows` (flowagg
+      // simulate) keeps `flows` of them running.
+      start: options.startTime - 1 + Math.floor(rnd() * options.exportIntervalS) + Math.floor(i / options.flows) * options.recordsPerHalf * options.exportIntervalS,
       rate,
       totals: { packets: rate.packets * n, octets: rate.octets * n, reversePackets: rate.reversePackets * n, reverseOctets: rate.reverseOctets * n },
     };
@@ -226,7 +231,9 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
     const total = (per: number) => per * (round + 1);
     const deny = { ingress: k === 'denyIngress', egress: k === 'denyEgress' };
     const v: Record<string, FieldValue> = {
-      flowStartSeconds: plan.start, flowEndSeconds: end, flowEndReason: last ? 3 : 2,
+      // The flow's start on the reporting Node's clock, as its conntrack saw it: a Node's flow end is never
+      // before its own flow start (Antrea ignores a Node's first record that ends no later than it starts).
+      flowStartSeconds: plan.start + clockOffset(reporter.node), flowEndSeconds: end, flowEndReason: last ? 3 : 2,
       sourceTransportPort: postSnat ? snatPort : plan.sourcePort, destinationTransportPort: plan.destinationPort, protocolIdentifier: plan.protocol,
       packetTotalCount: total(r.packets), octetTotalCount: total(r.octets), packetDeltaCount: r.packets, octetDeltaCount: r.octets,
       [`source${ip}Address`]: postSnat ? gateway(family, nodeA) : plan.sourceAddress, [`destination${ip}Address`]: plan.destinationAddress,
@@ -256,14 +263,14 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
   /** Each Node's clock is off by -1, 0 or +1 s: its flow ends and export times with it. */
   const clockOffset = (node: AgentNode) => (node.index % 3) - 1;
 
-  function* records(): Generator<AgentRecord> {
+  function* records(from = 0, to = options.flows): Generator<AgentRecord> {
     const interval = options.exportIntervalS;
     // Each reporting agent polls a flow at start + k intervals on its own clock: one base second per
     // (flow, reporter), a handful of distinct bases. Grouping the pairs by base walks the records in
     // export-time order without holding them all: second by second, the groups due then. Within a
     // group the two halves of a flow come in an order that alternates from flow to flow.
     const groups = new Map<number, number[]>();
-    for (let i = 0; i < options.flows; i++) {
+    for (let i = from; i < to; i++) {
       const plan = flow(i);
       const order = plan.reporters.length === 2 && i % 2 === 1 ? [1, 0] : plan.reporters.map((_, j) => j);
       for (const j of order) {

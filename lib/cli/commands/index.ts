@@ -10,6 +10,7 @@ import { offsetsCommand } from './offsets.js';
 import { pipelineCommand } from './pipeline.js';
 import { processCommand } from './process.js';
 import { runCommand } from './run.js';
+import { simulateCommand } from './simulate.js';
 
 export const commands: readonly Command[] = [
   runCommand,
@@ -22,4 +23,5 @@ export const commands: readonly Command[] = [
   getCommand,
   certsCommand,
   configCommand,
+  simulateCommand,
 ];

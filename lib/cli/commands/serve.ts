@@ -33,10 +33,12 @@ export function fileOf(args: ParsedArgs): { file?: string } {
   return file === undefined ? {} : { file };
 }
 
-export function loadServiceConfig(args: ParsedArgs, overrides: Record<string, unknown> = {}): ServiceConfig {
+/** `withoutFile`: the YAML read in place of a file when --config names none (`flowagg run`'s quick start). */
+export function loadServiceConfig(args: ParsedArgs, overrides: Record<string, unknown> = {}, withoutFile?: string): ServiceConfig {
   const logger = componentLogger('config');
+  const file = fileOf(args);
   return loadConfig(serviceConfigSchema, {
-    ...fileOf(args),
+    ...(file.file === undefined && withoutFile !== undefined ? { text: withoutFile } : file),
     overrides,
     report: (d) => logger[d.level === 'warning' ? 'warn' : 'info']({ ...d }, formatDiagnostic(d)),
   });
