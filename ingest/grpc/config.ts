@@ -10,7 +10,7 @@ export const grpcSection = z
     port: port.default(14739).describe("Port of the gRPC collector (Antrea's, hard-coded there)."),
     maxMessageBytes: byteSize.pipe(z.number().int().min(1024).max(64 * 1024 * 1024)).default(4 * 1024 * 1024)
       .describe("Largest ExportRequest accepted (grpc-go's default receive limit); a larger one ends its stream with RESOURCE_EXHAUSTED."),
-    maxConnections: z.number().int().positive().default(4096).describe('TLS connections of the gRPC collector open at once, in all.'),
+    maxConnections: z.number().int().positive().default(8192).describe('TLS connections of the gRPC collector open at once, in all (a 5,000-Node cluster holds 5,000; they count against ingest.tcp.maxConnections too).'),
     maxConnectionsPerPeer: z.number().int().positive().default(8).describe('Connections open at once from one address (an Agent keeps one); more are closed at accept.'),
     maxStreamsPerConnection: z.number().int().positive().default(16).describe('Concurrent streams on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; an Agent opens one).'),
     maxStreamsPerPeer: z.number().int().positive().default(32).describe('Export streams open at once from one address, over all its connections; more are refused with RESOURCE_EXHAUSTED.'),
