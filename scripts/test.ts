@@ -7,7 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { startKafka } from '../integration-tests/harness/kafka.js';
 
-const ROOTS = ['lib', 'schemas', 'ingest', 'processor', 'exporters', 'integration-tests', 'bench', 'scripts', 'infra'];
+const ROOTS = ['bin', 'lib', 'schemas', 'ingest', 'processor', 'exporters', 'integration-tests', 'bench', 'scripts', 'infra'];
 
 function findTests(dir: string, out: string[]): string[] {
   for (const name of readdirSync(dir)) {

@@ -1,20 +1,31 @@
-// Every `flowagg` command, in the order `flowagg --help` lists them.
-import { type Command } from '../command.js';
-import { certsCommand } from './certs.js';
-import { configCommand } from './config.js';
-import { decodeCommand } from './decode.js';
-import { ingestCommand } from './ingest.js';
-import { notYetImplemented } from './not-implemented.js';
-import { offsetsCommand } from './offsets.js';
-import { runCommand } from './run.js';
+// Every `flowagg` command, in the order `flowagg --help` lists them. A command's module (and with it
+// kafkajs, avsc, the services) is loaded only when that command runs or prints its --help, so that
+// `flowagg --help` answers at once.
+import { type CommandEntry } from '../command.js';
 
-export const commands: readonly Command[] = [
-  runCommand,
-  ingestCommand,
-  notYetImplemented('process', 'aggregate or proxy flows.raw into flows.processed'),
-  notYetImplemented('export', 'send flows.processed to an IPFIX collector, ClickHouse or flow-log files'),
-  decodeCommand,
-  offsetsCommand,
-  certsCommand,
-  configCommand,
+export const commands: readonly CommandEntry[] = [
+  {
+    name: 'run',
+    summary: 'run every service in one process on the embedded log (what npm start runs)',
+    load: async () => (await import('./run.js')).runCommand,
+  },
+  { name: 'ingest', summary: 'collect IPFIX over UDP, TCP and TLS into flows.raw', load: async () => (await import('./ingest.js')).ingestCommand },
+  {
+    name: 'process',
+    summary: 'aggregate or proxy flows.raw into flows.processed (not implemented yet)',
+    load: async () => (await import('./not-implemented.js')).notYetImplemented('process'),
+  },
+  {
+    name: 'export',
+    summary: 'send flows.processed to an IPFIX collector, ClickHouse or flow-log files (not implemented yet)',
+    load: async () => (await import('./not-implemented.js')).notYetImplemented('export'),
+  },
+  { name: 'decode', summary: 'decode an IPFIX file or a pcap capture to JSON lines', load: async () => (await import('./decode.js')).decodeCommand },
+  { name: 'offsets', summary: 'list consumer groups and lag, or reset a group to replay', load: async () => (await import('./offsets.js')).offsetsCommand },
+  {
+    name: 'certs',
+    summary: "show the collector's TLS certificates, or issue them into a directory",
+    load: async () => (await import('./certs.js')).certsCommand,
+  },
+  { name: 'config', summary: 'check a configuration file, or print the defaults', load: async () => (await import('./config.js')).configCommand },
 ];

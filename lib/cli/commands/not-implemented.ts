@@ -2,11 +2,10 @@
 // fails, rather than pretending to work.
 import { type Command } from '../command.js';
 
-export function notYetImplemented(name: string, summary: string): Command {
+export function notYetImplemented(name: string): Command {
   return {
     name,
-    summary: `${summary} (not implemented yet)`,
-    usage: `Usage: flowagg ${name}\n\n${summary}.\nThis command is not implemented yet in this version of flowagg.\n`,
+    usage: `Usage: flowagg ${name}\n\nThis command is not implemented yet in this version of flowagg.\n`,
     options: {},
     positionals: true,
     run: async () => {

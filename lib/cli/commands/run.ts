@@ -6,7 +6,6 @@ import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from './serve.js';
 
 export const runCommand: Command = {
   name: 'run',
-  summary: 'run every service in one process on the embedded log (what npm start runs)',
   usage: `Usage: flowagg run [--config FILE]
 
 Runs every flowagg service in one process. Without a configuration file: the embedded log in ./data/log,

@@ -9,6 +9,7 @@ import { FLOW_RECORD_SCHEMA } from '../../../schemas/flow-record.js';
 import { type MessageLog } from '../../log/types.js';
 import { TelemetryServer } from '../../telemetry/http.js';
 import { componentLogger } from '../../telemetry/logger.js';
+import { listenForStop } from '../stop-signals.js';
 import { createIngest, type Ingest } from '../../../ingest/index.js';
 import { createFlowStream, type FlowStream } from '../../../exporters/flowstream/index.js';
 import { type ParsedArgs, stringOption } from '../command.js';
@@ -69,6 +70,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     await log.close();
     throw err;
   });
+  const stop = listenForStop(logger, opts.signal);
   const ingest = createIngest(config, { log, framing });
   // Services subscribe to the keys they apply live (watcher.subscribe); ingest has none (Antrea restarts for its keys).
   const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config') });
@@ -108,13 +110,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
         ? `flowagg ${opts.command} running ingest only: ${opts.notRunning.join(', ')} not implemented yet`
         : `flowagg ${opts.command} running`,
     );
-    await new Promise<void>((resolve) => {
-      const done = () => resolve();
-      process.once('SIGINT', done);
-      process.once('SIGTERM', done);
-      opts.signal?.addEventListener('abort', done, { once: true });
-    });
-    logger.info('stopping');
+    logger.info({ signal: await stop.requested }, 'stopping');
   } finally {
     process.off('SIGHUP', reload);
     unpublish();
@@ -123,6 +119,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     await flowStream?.stop().catch((err: unknown) => logger.error({ err }, 'the flow stream service did not stop cleanly'));
     await ingest.stop().catch((err: unknown) => logger.error({ err }, 'ingest did not stop cleanly'));
     await log.close();
+    stop.dispose();
   }
   return 0;
 }
