@@ -5,23 +5,19 @@
 // stops on SIGTERM the same way; a source edited afterwards makes the build stale.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { type Dirent, appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { type Dirent, appendFileSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { createSocket } from 'node:dgram';
-import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, test } from 'node:test';
-import { BUILD_INPUTS, OUT_DIR, SOURCE_ROOTS, STAMP_FILE, chooseProgram, sourceFiles } from '../bin/program.js';
+import { OUT_DIR, SOURCE_ROOTS, STAMP_FILE, chooseProgram, sourceFiles } from '../bin/program.js';
+import { copyRepository } from '../integration-tests/harness/repo-copy.js';
 import { agentMessages, agentTemplate } from '../ingest/testing.js';
 import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
 
-const repo = join(import.meta.dirname, '..');
-const root = mkdtempSync(join(tmpdir(), 'flowagg-build-'));
-after(() => rmSync(root, { recursive: true, force: true }));
-for (const path of [...SOURCE_ROOTS, ...BUILD_INPUTS, 'package.json', 'bin', 'scripts/build.ts']) {
-  if (existsSync(join(repo, path))) cpSync(join(repo, path), join(root, path), { recursive: true });
-}
-symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'));
+const copy = copyRepository();
+const { root } = copy;
+after(() => copy.remove());
 
 interface Running {
   readonly npm: ChildProcess;
