@@ -1,6 +1,7 @@
 // A Kafka broker for the functional tests and benchmarks, from the first source that works:
 //   1. KAFKA_BROKERS from the environment (a broker someone already runs);
-//   2. Testcontainers, when a container runtime answers;
+//   2. Testcontainers, when a container runtime answers: the locally built flowagg/kafka image
+//      (infra/images/kafka), the same broker and version as the local launcher;
 //   3. the local launcher infra/dev/kafka (Apache Kafka from Maven Central, run with the machine's Java).
 // Each started broker gets its own state directory, so concurrent runs do not share one.
 import { execFile } from 'node:child_process';
@@ -9,6 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { RUN_LABELS, containerRuntimeAnswers, hostOf, localImage, testcontainers } from './containers.js';
 
 const run = promisify(execFile);
 
@@ -16,36 +18,94 @@ export interface KafkaBroker {
   /** Bootstrap list, host:port[,host:port...]. */
   readonly brokers: string;
   readonly source: 'env' | 'testcontainers' | 'local';
-  /** A listener that requires SASL (user flowagg, password flowagg-secret), when the broker has one (local). */
+  /** A listener that requires SASL (user flowagg, password flowagg-secret), when the broker has one. */
   readonly saslBrokers?: string;
   stop(): Promise<void>;
 }
 
-/** The credentials of the local launcher's SASL listener (infra/dev/kafka). */
+/** The credentials of the SASL listener of infra/dev/kafka (the local launcher and the image). */
 export const LOCAL_SASL = { username: 'flowagg', password: 'flowagg-secret' } as const;
 
 const LAUNCHER = join(import.meta.dirname, '..', '..', 'infra', 'dev', 'kafka');
-/** Kafka 3.9 (KRaft) in Confluent's image, the same broker version as the local launcher's default. */
-const CONTAINER_IMAGE = 'confluentinc/cp-kafka:7.9.0';
+
+export interface KafkaContainer {
+  /** From the host: the published PLAINTEXT and SASL_PLAINTEXT listeners. */
+  readonly brokers: string;
+  readonly saslBrokers: string;
+  /** From containers on `network`: the BROKER listener under the network alias. */
+  readonly networkBrokers: string | undefined;
+  stop(): Promise<void>;
+}
+
+/**
+ * The flowagg/kafka image under Testcontainers. Its entrypoint waits for the file of advertised addresses,
+ * since a published port is known only once the container runs; the broker is ready when it answers
+ * Metadata with itself in it, as the local launcher's probe asks.
+ */
+export async function startKafkaContainer(
+  log: (line: string) => void,
+  opts: { network?: { name: string; alias: string } } = {},
+): Promise<KafkaContainer> {
+  const image = await localImage('kafka', log);
+  const { GenericContainer, Wait } = await testcontainers(log);
+  const advertisedFile = '/tmp/advertised.env';
+  let builder = new GenericContainer(image)
+    .withExposedPorts(9092, 9094)
+    .withEnvironment({ FLOWAGG_KAFKA_WAIT_FOR: advertisedFile, ...(opts.network && { FLOWAGG_KAFKA_BROKER_ADVERTISED: `${opts.network.alias}:19092` }) })
+    .withLabels(RUN_LABELS)
+    .withWaitStrategy(Wait.forLogMessage(`waiting for ${advertisedFile}`))
+    .withStartupTimeout(120_000);
+  if (opts.network) builder = builder.withNetworkMode(opts.network.name).withNetworkAliases(opts.network.alias);
+  log(`starting ${image} with Testcontainers`);
+  const container = await builder.start();
+  const host = hostOf(container);
+  const brokers = `${host}:${container.getMappedPort(9092)}`;
+  const saslBrokers = `${host}:${container.getMappedPort(9094)}`;
+  const env = `FLOWAGG_KAFKA_ADVERTISED=${brokers}\nFLOWAGG_KAFKA_SASL_ADVERTISED=${saslBrokers}\n`;
+  const written = await container.exec(['sh', '-c', `printf '${env}' >${advertisedFile}.tmp && mv ${advertisedFile}.tmp ${advertisedFile}`]);
+  if (written.exitCode !== 0) throw new Error(`could not hand the advertised addresses to the Kafka container: ${written.output}`);
+  try {
+    await waitForBroker(brokers, 120_000);
+  } catch (err) {
+    const logs = await container.logs({ tail: 40 }).then(streamText, () => '');
+    await container.stop();
+    throw new Error(`${(err as Error).message}\n${logs}`, { cause: err });
+  }
+  return { brokers, saslBrokers, networkBrokers: opts.network && `${opts.network.alias}:19092`, stop: async () => void (await container.stop()) };
+}
+
+async function streamText(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += String(chunk);
+  return text;
+}
+
+/** Until the broker answers Metadata with at least one broker, within `timeoutMs`. */
+async function waitForBroker(brokers: string, timeoutMs: number): Promise<void> {
+  const { Kafka, logLevel } = (await import('kafkajs')).default;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
+    try {
+      await admin.connect();
+      if ((await admin.describeCluster()).brokers.length > 0) return;
+    } catch {
+      // not yet
+    } finally {
+      await admin.disconnect().catch(() => {});
+    }
+    if (Date.now() > deadline) throw new Error(`the Kafka container at ${brokers} did not answer within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
 
 async function fromTestcontainers(log: (line: string) => void): Promise<KafkaBroker | undefined> {
-  const { getContainerRuntimeClient } = await import('testcontainers');
-  try {
-    await getContainerRuntimeClient();
-  } catch {
+  if (!(await containerRuntimeAnswers())) {
     log('no container runtime answers; not using Testcontainers');
     return undefined;
   }
-  const { KafkaContainer } = await import('@testcontainers/kafka');
-  log(`starting ${CONTAINER_IMAGE} with Testcontainers`);
-  const container = await new KafkaContainer(CONTAINER_IMAGE).withKraft().start();
-  return {
-    brokers: `${container.getHost()}:${container.getMappedPort(9093)}`,
-    source: 'testcontainers',
-    stop: async () => {
-      await container.stop();
-    },
-  };
+  const container = await startKafkaContainer(log);
+  return { brokers: container.brokers, saslBrokers: container.saslBrokers, source: 'testcontainers', stop: container.stop };
 }
 
 async function fromLocalLauncher(log: (line: string) => void): Promise<KafkaBroker> {
