@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
-import { RUN_LABELS, containersForTests, hostOf, localImage, testcontainers } from '../harness/containers.js';
+import { containersForTests, hostOf, localContainer } from '../harness/containers.js';
 import { sortRecords } from '../harness/flow-view.js';
 import { runSoftflowd } from '../harness/softflowd.js';
 import { expectedExport, writeTrafficPcap } from '../harness/softflowd-export.js';
@@ -32,8 +32,6 @@ test('the flowagg image collects softflowd IPFIX, reports it over HTTP, and stop
   const runtime = await containersForTests();
   if (runtime.skip) return t.skip(runtime.skip);
   if (!requireTools(t, SOFTFLOWD)) return;
-  const image = await localImage('flowagg', log);
-  const { GenericContainer, Wait } = await testcontainers(log);
 
   const work = await mkdtemp(join(tmpdir(), 'flowagg-image-'));
   t.after(() => rm(work, { recursive: true, force: true }));
@@ -41,12 +39,11 @@ test('the flowagg image collects softflowd IPFIX, reports it over HTTP, and stop
   await mkdir(data);
   await chmod(data, 0o777); // the image's user (uid 10001) writes the log there
 
-  const container = await new GenericContainer(image)
+  const { container: definition, Wait } = await localContainer('flowagg', log);
+  const container = await definition
     .withExposedPorts(4739, 10348)
     .withBindMounts([{ source: data, target: '/var/lib/flowagg/data', mode: 'rw' }])
-    .withLabels(RUN_LABELS)
     .withWaitStrategy(Wait.forHealthCheck())
-    .withStartupTimeout(120_000)
     .start();
   let stopped = false;
   t.after(async () => {

@@ -74,6 +74,28 @@ export async function testcontainers(log: (line: string) => void): Promise<typeo
   return import('testcontainers');
 }
 
+/** A container's network and its name there (its alias), for services that talk to each other. */
+export interface OnNetwork {
+  readonly name: string;
+  readonly alias: string;
+}
+
+/**
+ * A container definition of a locally built image, labelled with the test run, on `network` under its
+ * alias when one is given; with the Wait strategies of the same Testcontainers module.
+ */
+export async function localContainer(
+  name: LocalImageName,
+  log: (line: string) => void,
+  network?: OnNetwork,
+): Promise<{ container: Testcontainers.GenericContainer; Wait: typeof Testcontainers.Wait; image: string }> {
+  const image = await localImage(name, log);
+  const { GenericContainer, Wait } = await testcontainers(log);
+  const container = new GenericContainer(image).withLabels(RUN_LABELS).withStartupTimeout(120_000);
+  if (network !== undefined) container.withNetworkMode(network.name).withNetworkAliases(network.alias);
+  return { container, Wait, image };
+}
+
 /** The host address of a container's published port, as an IPv4 literal when it is the loopback. */
 export function hostOf(container: { getHost(): string }): string {
   const host = container.getHost();

@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { RUN_LABELS, containerRuntimeAnswers, hostOf, localImage, testcontainers } from './containers.js';
+import { type OnNetwork, containerRuntimeAnswers, hostOf, localContainer } from './containers.js';
 
 const run = promisify(execFile);
 
@@ -42,22 +42,15 @@ export interface KafkaContainer {
  * since a published port is known only once the container runs; the broker is ready when it answers
  * Metadata with itself in it, as the local launcher's probe asks.
  */
-export async function startKafkaContainer(
-  log: (line: string) => void,
-  opts: { network?: { name: string; alias: string } } = {},
-): Promise<KafkaContainer> {
-  const image = await localImage('kafka', log);
-  const { GenericContainer, Wait } = await testcontainers(log);
+export async function startKafkaContainer(log: (line: string) => void, network?: OnNetwork): Promise<KafkaContainer> {
+  const { container: definition, Wait, image } = await localContainer('kafka', log, network);
   const advertisedFile = '/tmp/advertised.env';
-  let builder = new GenericContainer(image)
+  definition
     .withExposedPorts(9092, 9094)
-    .withEnvironment({ FLOWAGG_KAFKA_WAIT_FOR: advertisedFile, ...(opts.network && { FLOWAGG_KAFKA_BROKER_ADVERTISED: `${opts.network.alias}:19092` }) })
-    .withLabels(RUN_LABELS)
-    .withWaitStrategy(Wait.forLogMessage(`waiting for ${advertisedFile}`))
-    .withStartupTimeout(120_000);
-  if (opts.network) builder = builder.withNetworkMode(opts.network.name).withNetworkAliases(opts.network.alias);
+    .withEnvironment({ FLOWAGG_KAFKA_WAIT_FOR: advertisedFile, ...(network && { FLOWAGG_KAFKA_BROKER_ADVERTISED: `${network.alias}:19092` }) })
+    .withWaitStrategy(Wait.forLogMessage(`waiting for ${advertisedFile}`));
   log(`starting ${image} with Testcontainers`);
-  const container = await builder.start();
+  const container = await definition.start();
   const host = hostOf(container);
   const brokers = `${host}:${container.getMappedPort(9092)}`;
   const saslBrokers = `${host}:${container.getMappedPort(9094)}`;
@@ -71,7 +64,7 @@ export async function startKafkaContainer(
     await container.stop();
     throw new Error(`${(err as Error).message}\n${logs}`, { cause: err });
   }
-  return { brokers, saslBrokers, networkBrokers: opts.network && `${opts.network.alias}:19092`, stop: async () => void (await container.stop()) };
+  return { brokers, saslBrokers, networkBrokers: network && `${network.alias}:19092`, stop: async () => void (await container.stop()) };
 }
 
 async function streamText(stream: NodeJS.ReadableStream): Promise<string> {
