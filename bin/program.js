@@ -18,11 +18,11 @@ export const STAMP_FILE = 'build-stamp.json';
 export const ENTRY = 'lib/cli/main';
 
 /**
- * Tests and their helpers are no part of the program (tsconfig.build.json excludes the same); everything
- * else in the roots (code, schemas, data files) is.
+ * Tests, their helpers and their data are no part of the program (tsconfig.build.json excludes the same);
+ * everything else in the roots (code, schemas, data files) is.
  */
 const isTestFile = (/** @type {string} */ name) => name.endsWith('.test.ts') || name === 'testing.ts';
-const isTestDir = (/** @type {string} */ name) => name === 'testing';
+const isTestDir = (/** @type {string} */ name) => name === 'testing' || name === 'testdata';
 
 /**
  * Every file the program is built from, relative to `root`, sorted.
