@@ -32,6 +32,11 @@ export interface BatchPolicy {
   readonly maxDelayMs: number;
 }
 
+/**
+ * A destination. The runner calls start() once, then deliver() for one batch at a time per partition
+ * (batches of different partitions may be in flight together), then stop() after the last delivery
+ * settled. The exporter flushes nothing on its own: a delivery is done when deliver() resolves.
+ */
 export interface Exporter {
   readonly kind: ExporterKind;
   readonly batching: BatchPolicy;
@@ -39,8 +44,10 @@ export interface Exporter {
   start(): Promise<void>;
   /**
    * Resolves once the destination has accepted every record of the batch: the runner then commits past
-   * it. Rejects (retriable or not) to have the same batch delivered again after a backoff.
+   * it. Rejects to have the same batch delivered again after a backoff; a rejection that reached none of
+   * the records says so (exporters/errors.ts notDelivered), any other counts the retry as a possible
+   * duplicate. `signal` aborts when the runner stops and can wait no longer (the batch stays uncommitted).
    */
-  deliver(batch: ExportBatch): Promise<void>;
+  deliver(batch: ExportBatch, signal: AbortSignal): Promise<void>;
   stop(): Promise<void>;
 }

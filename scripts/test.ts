@@ -1,13 +1,18 @@
 // Runs every test file under node's test runner. Before the run it brings up the shared services the
 // functional tests need (a Kafka broker: KAFKA_BROKERS, else Testcontainers with the locally built
-// image, else the local launcher in infra/dev) once for the whole run, and hands them to the test
+// image, else the local launcher in infra/dev; a schema registry: SCHEMA_REGISTRY_URL, else
+// infra/dev/schema-registry; a ClickHouse server, the same way as Kafka, and an S3-compatible server
+// when their tests run) once for the whole run, and hands them to the test
 // processes through the environment.
 // `--unit` skips the services and the tests that need them; extra arguments are file filters.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { clickHouseEnv, startClickHouse } from '../integration-tests/harness/clickhouse.js';
 import { containerRuntimeAnswers, testcontainers } from '../integration-tests/harness/containers.js';
 import { startKafka } from '../integration-tests/harness/kafka.js';
+import { startS3 } from '../integration-tests/harness/s3.js';
+import { schemaRegistryEnv, startSchemaRegistry } from '../integration-tests/harness/schema-registry.js';
 
 const ROOTS = ['bin', 'lib', 'schemas', 'ingest', 'processor', 'exporters', 'integration-tests', 'bench', 'scripts', 'infra'];
 
@@ -55,9 +60,39 @@ if (!unitOnly && files.some(isFunctional)) {
   const kafka = await startKafka((line) => console.log(`[kafka] ${line}`));
   env.KAFKA_BROKERS = kafka.brokers;
   if (kafka.saslBrokers !== undefined) env.KAFKA_SASL_BROKERS = kafka.saslBrokers;
-  stopServices = kafka.stop;
   console.log(`[kafka] brokers ${kafka.brokers} (${kafka.source})`);
+  const registry = await startSchemaRegistry((line) => console.log(`[schema-registry] ${line}`)).catch(async (err: unknown) => {
+    await kafka.stop();
+    throw err;
+  });
+  Object.assign(env, schemaRegistryEnv(registry));
+  console.log(`[schema-registry] ${registry.url}${registry.secure ? `, mutual TLS and basic auth on ${registry.secure.url}` : ''} (${registry.source})`);
+  stopServices = async () => {
+    await registry.stop();
+    await kafka.stop();
+  };
 }
+/** Starts a service for the run when a functional test whose path names it is selected. */
+async function withService(name: string, start: () => Promise<{ env: Record<string, string>; source: string; stop: () => Promise<void> }>): Promise<void> {
+  if (unitOnly || !files.some((f) => isFunctional(f) && f.includes(name))) return;
+  const service = await start();
+  Object.assign(env, service.env);
+  const stopOthers = stopServices;
+  stopServices = async () => {
+    await service.stop();
+    await stopOthers();
+  };
+  console.log(`[${name}] ${Object.values(service.env)[0]} (${service.source})`);
+}
+const say = (name: string) => (line: string) => console.log(`[${name}] ${line}`);
+await withService('clickhouse', async () => {
+  const s = await startClickHouse(say('clickhouse'));
+  return { env: clickHouseEnv(s), source: s.source, stop: s.stop };
+});
+await withService('s3', async () => {
+  const s = await startS3(say('s3'));
+  return { env: { S3_ENDPOINT: s.endpoint }, source: s.source, stop: s.stop };
+});
 
 const child = spawn(
   process.execPath,

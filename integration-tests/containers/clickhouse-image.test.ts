@@ -1,8 +1,11 @@
 // The ClickHouse image the exporter tests run against: it starts healthy, takes a MergeTree table and
-// rows over HTTP from the host, sums them back, and keeps its password user apart from wrong passwords.
+// rows over HTTP from the host, sums them back, keeps its password user apart from wrong passwords, and
+// serves HTTPS with the certificate the harness handed it.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { request } from 'node:https';
 import { test } from 'node:test';
-import { CLICKHOUSE_IMAGE_USER, startClickHouseContainer } from '../harness/clickhouse-container.js';
+import { CLICKHOUSE_PASSWORD_USER, startClickHouseContainer } from '../harness/clickhouse-container.js';
 import { containersForTests } from '../harness/containers.js';
 
 async function query(url: string, sql: string, body?: string, user?: { username: string; password: string }): Promise<{ status: number; text: string }> {
@@ -24,8 +27,23 @@ test('the ClickHouse image stores rows sent from the host and authenticates its 
   assert.equal(insert.status, 200, insert.text);
   assert.equal((await query(clickhouse.url, 'SELECT count(), sum(octetDeltaCount), uniqExact(sourceIP) FROM flows')).text, `1000\t${3 * 999 * 500}\t1000`);
 
-  assert.equal((await query(clickhouse.url, 'SELECT count() FROM flows', undefined, CLICKHOUSE_IMAGE_USER)).text, '1000');
-  const refused = await query(clickhouse.url, 'SELECT 1', undefined, { username: CLICKHOUSE_IMAGE_USER.username, password: 'wrong' });
+  assert.equal((await query(clickhouse.url, 'SELECT count() FROM flows', undefined, CLICKHOUSE_PASSWORD_USER)).text, '1000');
+  const refused = await query(clickhouse.url, 'SELECT 1', undefined, { username: CLICKHOUSE_PASSWORD_USER.username, password: 'wrong' });
   assert.notEqual(refused.status, 200);
   assert.match(refused.text, /Wrong password for user flowagg/);
+
+  assert.ok(clickhouse.https, 'a local engine publishes the HTTPS port');
+  const ca = await readFile(clickhouse.https.caPath);
+  assert.equal(await httpsGet(`${clickhouse.https.url}/?query=${encodeURIComponent('SELECT count() FROM flows')}`, ca), '1000');
+  await assert.rejects(httpsGet(`${clickhouse.https.url}/ping`), /self-signed|unable to verify|self signed/);
 });
+
+/** GET over HTTPS trusting only `ca` (Node's default roots without it). */
+function httpsGet(url: string, ca?: Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    request(url, { ...(ca && { ca }) }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve(text.trim()));
+    }).on('error', reject).end();
+  });
+}

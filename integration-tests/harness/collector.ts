@@ -1,7 +1,8 @@
 // Minimal IPFIX collectors for tests: a UDP socket that keeps every datagram, and a TCP server that splits
 // each session's byte stream into messages by the IPFIX header's length field (RFC 7011 §10.4.1).
 import { createSocket } from 'node:dgram';
-import { type AddressInfo, createServer, type Socket } from 'node:net';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket, type TlsOptions } from 'node:tls';
 import { FlowaggError } from '../../lib/errors.js';
 
 export const HARNESS_COLLECT_TIMEOUT = 'FLOWAGG_ERR_HARNESS_COLLECT_TIMEOUT';
@@ -90,13 +91,32 @@ export function splitIpfixStream(buf: Buffer): { messages: Buffer[]; rest: Buffe
   return { messages, rest: buf.subarray(at) };
 }
 
-export async function startTcpCollector(address = '127.0.0.1'): Promise<Collector> {
+export interface StreamCollectorOptions {
+  /** Default 0 (any free port); a fixed one to start a collector again where an exporter expects it. */
+  readonly port?: number;
+  /** TLS server options (key, cert, ca, requestCert...): a TLS collector. */
+  readonly tls?: TlsOptions;
+}
+
+export interface StreamCollector extends Collector {
+  /** Sessions that completed a TLS handshake with a client certificate the server verified. */
+  readonly authorizedSessions: number;
+  /**
+   * A graceful stop, as a collector restart: no new sessions, every open session is half-closed (FIN)
+   * and read to its end, so what the exporter wrote before it noticed is still received.
+   */
+  drainAndClose(timeoutMs?: number): Promise<void>;
+}
+
+export async function startTcpCollector(address = '127.0.0.1', opts: StreamCollectorOptions = {}): Promise<StreamCollector> {
   const messages: CollectedMessage[] = [];
   const sockets = new Set<Socket>();
-  const { notify, wait } = waiter(messages, 'tcp');
+  const { notify, wait } = waiter(messages, opts.tls ? 'tls' : 'tcp');
   let sessions = 0;
-  const server = createServer((socket) => {
+  let authorizedSessions = 0;
+  const onSession = (socket: Socket) => {
     const session = sessions++;
+    if ((socket as TLSSocket).authorized) authorizedSessions++;
     const from = { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
     sockets.add(socket);
     let pending = Buffer.alloc(0);
@@ -112,21 +132,36 @@ export async function startTcpCollector(address = '127.0.0.1'): Promise<Collecto
     });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => sockets.delete(socket));
-  });
+  };
+  const server: Server = opts.tls ? createTlsServer(opts.tls, onSession) : createServer(onSession);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, address, () => resolve());
+    server.listen(opts.port ?? 0, address, () => resolve());
   });
+  const closed = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return {
     transport: 'tcp',
     address,
     port: (server.address() as AddressInfo).port,
     messages,
+    get authorizedSessions() {
+      return authorizedSessions;
+    },
     waitForMessages: wait,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return closed();
+    },
+    async drainAndClose(timeoutMs = 10_000) {
+      const done = closed();
+      const ends = [...sockets].map((s) => new Promise<void>((resolve) => {
+        s.once('close', () => resolve());
+        s.end();
+      }));
+      const timer = setTimeout(() => sockets.forEach((s) => s.destroy()), timeoutMs);
+      await Promise.all(ends);
+      clearTimeout(timer);
+      await done;
+    },
   };
 }

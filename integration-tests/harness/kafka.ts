@@ -3,17 +3,11 @@
 //   2. Testcontainers, when a container runtime answers: the locally built flowagg/kafka image
 //      (infra/images/kafka), the same broker and version as the local launcher;
 //   3. the local launcher infra/dev/kafka (Apache Kafka from Maven Central, run with the machine's Java).
-// Each started broker gets its own state directory, so concurrent runs do not share one.
-import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { containerRuntimeAnswers } from './containers.js';
+import { startDevLauncher } from './dev-launcher.js';
 import { startKafkaContainer } from './kafka-container.js';
-
-const run = promisify(execFile);
 
 export interface KafkaBroker {
   /** Bootstrap list, host:port[,host:port...]. */
@@ -27,8 +21,6 @@ export interface KafkaBroker {
 /** The credentials of the SASL listener of infra/dev/kafka (the local launcher and the image). */
 export const LOCAL_SASL = { username: 'flowagg', password: 'flowagg-secret' } as const;
 
-const LAUNCHER = join(import.meta.dirname, '..', '..', 'infra', 'dev', 'kafka');
-
 async function fromTestcontainers(log: (line: string) => void): Promise<KafkaBroker | undefined> {
   if (!(await containerRuntimeAnswers())) {
     log('no container runtime answers; not using Testcontainers');
@@ -39,39 +31,12 @@ async function fromTestcontainers(log: (line: string) => void): Promise<KafkaBro
 }
 
 async function fromLocalLauncher(log: (line: string) => void): Promise<KafkaBroker> {
-  const state = await mkdtemp(join(tmpdir(), 'flowagg-kafka-'));
-  const env = { ...process.env, FLOWAGG_KAFKA_STATE: state };
-  log(`starting a local broker with infra/dev/kafka (state ${state})`);
-  let stdout: string;
-  try {
-    ({ stdout } = await run(LAUNCHER, ['start'], { env, maxBuffer: 16 * 2 ** 20 }));
-  } catch (err) {
-    const stderr = (err as { stderr?: string }).stderr ?? '';
-    await rm(state, { recursive: true, force: true });
-    throw new Error(`infra/dev/kafka start failed: ${stderr.trim() || (err as Error).message}`, { cause: err });
-  }
-  const brokers = stdout.trim().split('\n').pop() ?? '';
-  const saslBrokers = (await readFile(join(state, 'bootstrap-sasl'), 'utf8')).trim();
-  // The broker runs detached; if this process exits without stop() (a crash, process.exit), kill it.
-  const pid = Number(await readFile(join(state, 'kafka.pid'), 'utf8'));
-  const killOnExit = () => {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-    rmSync(state, { recursive: true, force: true });
-  };
-  process.once('exit', killOnExit);
+  const broker = await startDevLauncher({ name: 'kafka', stateVariable: 'FLOWAGG_KAFKA_STATE', pidFiles: ['kafka.pid'] }, log);
   return {
-    brokers,
-    saslBrokers,
+    brokers: broker.address,
+    saslBrokers: (await readFile(join(broker.state, 'bootstrap-sasl'), 'utf8')).trim(),
     source: 'local',
-    stop: async () => {
-      process.off('exit', killOnExit);
-      await run(LAUNCHER, ['stop'], { env }).catch((err: unknown) => log(`stopping the local broker failed: ${(err as Error).message}`));
-      await rm(state, { recursive: true, force: true });
-    },
+    stop: broker.stop,
   };
 }
 

@@ -18,6 +18,9 @@ export interface Tool {
 
 export const SOFTFLOWD: Tool = { command: 'softflowd', debianPackage: 'softflowd' };
 export const TSHARK: Tool = { command: 'tshark', debianPackage: 'tshark' };
+export const IPFIXDUMP: Tool = { command: 'ipfixDump', debianPackage: 'libfixbuf-tools' };
+export const NFCAPD: Tool = { command: 'nfcapd', debianPackage: 'nfdump' };
+export const NFDUMP: Tool = { command: 'nfdump', debianPackage: 'nfdump' };
 
 // Daemons such as softflowd live in sbin, which a non-root PATH often lacks.
 const EXTRA_DIRS = ['/usr/local/sbin', '/usr/sbin', '/sbin'];

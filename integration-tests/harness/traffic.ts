@@ -172,7 +172,7 @@ export function renderTraffic(conversations: readonly Conversation[]): Traffic {
 }
 
 /** A small deterministic PRNG (mulberry32), so that the traffic is the same on every run. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;

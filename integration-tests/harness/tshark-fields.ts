@@ -65,6 +65,8 @@ const CFLOW_FIELDS: ReadonlyMap<number, CflowField> = new Map([
   [60, integer('cflow.ip_version')],
   [61, integer('cflow.direction')],
   [82, text('cflow.if_name')],
+  [85, integer('cflow.permanent_octets')],
+  [86, integer('cflow.permanent_packets')],
   [136, integer('cflow.flow_end_reason')],
   [139, { names: [['cflow.icmp_ipv6_type'], ['cflow.icmp_ipv6_code']], parse: ([type, code]) => BigInt(type as string) * 256n + BigInt(code as string) }],
   [143, integer('cflow.mp_id')],
@@ -80,12 +82,22 @@ const CFLOW_FIELDS: ReadonlyMap<number, CflowField> = new Map([
   [304, integer('cflow.selector_algorithm')],
   [305, integer('cflow.sampling_packet_interval')],
   [306, integer('cflow.sampling_packet_space')],
+  [403, text('cflow.original_exporter_ipv4_address')],
+  [404, text('cflow.original_exporter_ipv6_address')],
+  [405, integer('cflow.original_observation_domain_id')],
 ]);
 
 export const REVERSE_PEN = 29305;
+export const ANTREA_PEN = 56506;
+
+/**
+ * tshark 4.0 has no dictionary for Antrea's elements: it prints each value as colon-separated hex bytes,
+ * in template order, and prints nothing for an empty variable-length value.
+ */
+const ANTREA_ENTRY: CflowField = text('cflow.enterprise_private_entry');
 
 export function cflowField(pen: number, id: number): CflowField {
-  const field = pen === 0 || pen === REVERSE_PEN ? CFLOW_FIELDS.get(id) : undefined;
+  const field = pen === 0 || pen === REVERSE_PEN ? CFLOW_FIELDS.get(id) : pen === ANTREA_PEN ? ANTREA_ENTRY : undefined;
   if (field === undefined) {
     throw new FlowaggError(HARNESS_TOOL_OUTPUT, `no tshark field known for information element ${pen}/${id}: add it to tshark-fields.ts`, { context: { pen, id } });
   }

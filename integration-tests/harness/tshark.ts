@@ -102,7 +102,8 @@ function leaves(obj: Json, out = new Map<string, string[]>(), name = ''): Map<st
 function templateFields(template: JsonObject): TsharkTemplateField[] {
   return children(template, 'Field (').map((f) => ({
     pen: str(f, 'cflow.template_ipfix_pen_provided') === '1' ? Number(str(f, 'cflow.template_ipfix_field_pen')) : 0,
-    id: Number(str(f, 'cflow.template_ipfix_field_type')),
+    // An element of an enterprise tshark has no dictionary for is typed "_enterprise".
+    id: Number(str(f, typeof f['cflow.template_ipfix_field_type'] === 'string' ? 'cflow.template_ipfix_field_type' : 'cflow.template_ipfix_field_type_enterprise')),
     length: Number(str(f, 'cflow.template_field_length')),
   }));
 }
@@ -177,7 +178,8 @@ export async function tsharkDecodeIpfix(messages: readonly Uint8Array[], opts: T
     await writeFile(path, collectorPcap(messages, DEFAULT_EXPORTER, collector));
     const run = await runTool(
       'tshark',
-      ['-n', '-r', path, '-d', `udp.port==${collector.port},cflow`, '-T', 'json', '--no-duplicate-keys'],
+      // Antrea's templates have 70 elements, more than the dissector's default limit of 60.
+      ['-n', '-r', path, '-o', 'cflow.max_template_fields:256', '-d', `udp.port==${collector.port},cflow`, '-T', 'json', '--no-duplicate-keys'],
       { timeoutMs: 120_000, env: { TZ: 'UTC' }, signal: opts.signal },
     );
     return parseCflowJson(JSON.parse(run.stdout));

@@ -185,13 +185,17 @@ export function writeValue(type: AbstractType, b: Uint8Array, p: number, len: nu
       if (typeof value !== 'boolean') throw badValue(type, len, value);
       b[p] = value ? 1 : 2;
       return;
+    // Addresses as text, or as their bytes in network order (what FlowRecords hold: no text round trip).
     case 'macAddress':
+      if (value instanceof Uint8Array && value.length === 6) return b.set(value, p);
       if (typeof value !== 'string' || !parseMacInto(value, b, p)) throw badValue(type, len, value);
       return;
     case 'ipv4Address':
+      if (value instanceof Uint8Array && value.length === 4) return b.set(value, p);
       if (typeof value !== 'string' || !parseIpv4Into(value, b, p)) throw badValue(type, len, value);
       return;
     case 'ipv6Address':
+      if (value instanceof Uint8Array && value.length === 16) return b.set(value, p);
       if (typeof value !== 'string' || !parseIpv6Into(value, b, p)) throw badValue(type, len, value);
       return;
     case 'dateTimeMicroseconds': case 'dateTimeNanoseconds':

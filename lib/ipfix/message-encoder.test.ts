@@ -166,4 +166,17 @@ describe('MessageEncoder', () => {
     const [m] = enc.flush();
     assert.deepEqual(decodeMessage(m as Uint8Array, (() => { const s = new TemplateStore({ transport: 'tcp' }); s.set(t); return s; })()).records[0]?.values, [80, 'ok']);
   });
+
+  it('takes addresses as their bytes in network order as well as text', () => {
+    const fields = [8, 27, 56].map((id) => ({ ie: lookupElement(0, id), length: lookupElement(0, id).length, scope: false }));
+    const t = makeTemplate(301, fields, 1);
+    const enc = new MessageEncoder({ observationDomainId: 1 });
+    const v6 = Uint8Array.from([0x20, 0x01, 0x0d, 0xb8, ...new Array<number>(11).fill(0), 1]);
+    enc.addRecord(t, [Uint8Array.from([10, 1, 2, 3]), v6, Uint8Array.from([0, 0x0c, 0x29, 0x70, 0x86, 9])]);
+    assert.throws(() => enc.addRecord(t, [Uint8Array.from([10, 1, 2]), v6, '00:0c:29:70:86:09']), { code: IPFIX_ERR.BAD_VALUE });
+    const store = new TemplateStore({ transport: 'tcp' });
+    store.set(t);
+    const [m] = enc.flush();
+    assert.deepEqual(decodeMessage(m as Uint8Array, store).records[0]?.values, ['10.1.2.3', '2001:db8::1', '00:0c:29:70:86:09']);
+  });
 });

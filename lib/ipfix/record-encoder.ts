@@ -36,6 +36,10 @@ function w64(d: DataView, p: number, x: FieldValue): void {
 }
 
 function wip4(d: DataView, p: number, x: FieldValue): void {
+  if (x instanceof Uint8Array && x.length === 4) {
+    d.setUint32(p, ((x[0] as number) << 24 | (x[1] as number) << 16 | (x[2] as number) << 8 | (x[3] as number)) >>> 0);
+    return;
+  }
   const n = typeof x === 'string' ? ipv4Value(x) : -1;
   if (n < 0) throw bad('ipv4Address', x);
   d.setUint32(p, n);

@@ -6,7 +6,8 @@
 //   macAddress                   "00:0c:29:70:86:09"
 //   string                       string (UTF-8)
 //   octetArray, unknown elements Uint8Array (a copy, never a view of the message)
-//   ipv4Address / ipv6Address    text ("10.0.0.1", RFC 5952 "2001:db8::1")
+//   ipv4Address / ipv6Address    text ("10.0.0.1", RFC 5952 "2001:db8::1"); the encoder also takes the
+//                                4 or 16 bytes in network order (as FlowRecords hold them), and 6 for a MAC
 //   dateTimeSeconds              number, seconds since the Unix epoch
 //   dateTimeMilliseconds         number, milliseconds since the Unix epoch
 //   dateTimeMicroseconds         bigint, NANOseconds since the Unix epoch, rounded to whole microseconds

@@ -13,6 +13,7 @@ export const topicsSchema = z
     flowsProcessedPartitions: z.number().int().positive().default(4).describe('Partitions of flows.processed: the exporters\' unit of parallelism.'),
     processorState: topicName.default('processor.state').describe('The processor\'s changelog (compacted).'),
     templates: topicName.default('ipfix.templates').describe('UDP templates shared by ingest replicas (compacted).'),
+    exportBatches: topicName.default('exporter.batches').describe('The range of the batch each exporter group is delivering, per partition (compacted; docs/exporters.md).'),
   })
   .prefault({});
 

@@ -17,8 +17,8 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'export',
-    summary: 'send flows.processed to an IPFIX collector, ClickHouse or flow-log files (not implemented yet)',
-    load: async () => (await import('./not-implemented.js')).notYetImplemented('export'),
+    summary: 'send flows.processed to a destination: ipfix, clickhouse, s3 or flowlog',
+    load: async () => (await import('./export.js')).exportCommand,
   },
   { name: 'decode', summary: 'decode an IPFIX file or a pcap capture to JSON lines', load: async () => (await import('./decode.js')).decodeCommand },
   { name: 'offsets', summary: 'list consumer groups and lag, or reset a group to replay', load: async () => (await import('./offsets.js')).offsetsCommand },

@@ -1,16 +1,21 @@
-// What `flowagg ingest` and `flowagg run` share: load the configuration, open the log, start the services
-// and the telemetry HTTP server, and run until SIGINT or SIGTERM, then stop in reverse order.
+// What `flowagg ingest`, `flowagg export` and `flowagg run` share: load the configuration, open the log,
+// start the services and the telemetry HTTP server, and run until SIGINT or SIGTERM, then stop them:
+// ingest first (no new input), the exporters last (they finish their batches in flight).
 import { formatDiagnostic, loadConfig } from '../../config/load.js';
 import { ConfigWatcher } from '../../config/watch.js';
 import { publishLogApi, serveLogAdmin } from '../../log/admin-api.js';
 import { openLog } from '../../log/index.js';
 import { topicValueFraming } from '../../log/value-format.js';
 import { FLOW_RECORD_SCHEMA } from '../../../schemas/flow-record.js';
+import { FlowRecordDecoder } from '../../../schemas/flow-record-decoder.js';
 import { type MessageLog } from '../../log/types.js';
 import { TelemetryServer } from '../../telemetry/http.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { listenForStop } from '../stop-signals.js';
 import { createIngest, type Ingest } from '../../../ingest/index.js';
+import { EXPORTER_MODULES } from '../../../exporters/index.js';
+import { type ExporterModule, findExporter } from '../../../exporters/registry.js';
+import { createExportRunner, type ExportRunner } from '../../../exporters/runner.js';
 import { createFlowStream, type FlowStream } from '../../../exporters/flowstream/index.js';
 import { type ParsedArgs, stringOption } from '../command.js';
 import { type ServiceConfig, serviceConfigSchema } from './service-config.js';
@@ -33,18 +38,30 @@ export function loadServiceConfig(args: ParsedArgs, overrides: Record<string, un
   });
 }
 
-/** Antrea's /recordmetrics shape, with ingest's figures (the processor and exporters add theirs when built). */
-function recordMetrics(ingest: Ingest) {
-  const s = ingest.stats();
+/** Antrea's /recordmetrics shape, with ingest's and the exporters' figures (the processor adds its own when built). */
+function recordMetrics(ingest: Ingest | undefined, runners: readonly ExportRunner[]) {
+  const s = ingest?.stats();
+  const kinds = new Set(runners.map((r) => r.kind));
   return {
-    numRecordsExported: 0,
-    numRecordsReceived: s.records,
+    numRecordsExported: runners.reduce((n, r) => n + r.stats().delivered, 0),
+    numRecordsReceived: s?.records ?? 0,
     numFlows: 0,
-    numConnectionsToCollector: s.streamSessions + s.udpExporters,
-    numRecordsWritten: s.written,
-    numRecordsDropped: s.droppedRecords,
-    numRecordsLostInTransit: s.lostInTransit,
+    numConnectionsToCollector: s === undefined ? 0 : s.streamSessions + s.udpExporters,
+    numRecordsWritten: s?.written ?? 0,
+    numRecordsDropped: s?.droppedRecords ?? 0,
+    numRecordsLostInTransit: s?.lostInTransit ?? 0,
+    withClickHouseExporter: kinds.has('clickhouse'),
+    withS3Exporter: kinds.has('s3'),
+    withLogExporter: kinds.has('flowlog'),
+    withIPFIXExporter: kinds.has('ipfix'),
   };
+}
+
+/** The exporters a command runs: the named ones, or every one whose section is enabled. */
+function exportersOf(config: ServiceConfig, which: ServeOptions['exporters']): ExporterModule<ServiceConfig>[] {
+  if (which === undefined) return [];
+  if (which === 'enabled') return EXPORTER_MODULES.filter((m) => m.enabled(config));
+  return which.map((kind) => findExporter(EXPORTER_MODULES, kind));
 }
 
 /** How a local client reaches the HTTP server: loopback when it binds every address. */
@@ -59,11 +76,16 @@ export interface ServeOptions {
   readonly file?: string;
   /** Said in the startup log: what this command runs, and what it does not run yet. */
   readonly notRunning?: readonly string[];
+  /** Default true. */
+  readonly ingest?: boolean;
+  /** Exporters to run: by kind, or every enabled one; none by default. */
+  readonly exporters?: readonly string[] | 'enabled';
   readonly signal?: AbortSignal;
 }
 
 export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<number> {
   const logger = componentLogger(opts.command);
+  const modules = exportersOf(config, opts.exporters);
   const log: MessageLog = await openLog(config.log);
   // Registers the FlowRecord schema when log.valueFormat is confluent; a registry that cannot be reached stops the start.
   const framing = await topicValueFraming(config.log, config.log.topics.flowsRaw, FLOW_RECORD_SCHEMA).catch(async (err: unknown) => {
@@ -71,24 +93,54 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     throw err;
   });
   const stop = listenForStop(logger, opts.signal);
-  const ingest = createIngest(config, { log, framing });
+  const ingest = opts.ingest === false ? undefined : createIngest(config, { log, framing });
+  const runners: ExportRunner[] = [];
   // Services subscribe to the keys they apply live (watcher.subscribe); ingest has none (Antrea restarts for its keys).
   const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config') });
   const reload = () => void watcher?.reload();
   const http = new TelemetryServer();
   let unpublish = () => {};
-  http.addReadinessCheck('ingest', () => ingest.readiness());
-  http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest));
+  if (ingest !== undefined) http.addReadinessCheck('ingest', () => ingest.readiness());
+  http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest, runners));
   let flowStream: FlowStream | undefined;
   try {
-    await ingest.start();
-    if (config.flowStreamService.enable) {
+    await ingest?.start();
+    if (ingest !== undefined && config.flowStreamService.enable) {
       const topics = config.log.topics;
       flowStream = createFlowStream({
         flowStreamService: config.flowStreamService, host: config.ingest.host, tls: config.ingest.tls,
         flowAggregatorAddress: config.flowAggregatorAddress, topic: topics.flowsProcessed, partitions: topics.flowsProcessedPartitions,
       }, { log });
       await flowStream.start();
+    }
+    // Values of flows.processed framed with a schema registry id (log.valueFormat confluent) decode with it.
+    const processed = modules.length === 0 ? undefined : await topicValueFraming(config.log, config.log.topics.flowsProcessed, FLOW_RECORD_SCHEMA);
+    const decoder = new FlowRecordDecoder(processed?.kind === 'confluent' ? processed.schemaId : undefined);
+    const startRunner = async (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => {
+      const runner = createExportRunner({ log, topics: c.log.topics, exporter: m.create(c, { log }), decoder });
+      await runner.start();
+      return runner;
+    };
+    for (const m of modules) {
+      let runner: ExportRunner | undefined = await startRunner(m, config);
+      runners.push(runner);
+      http.addReadinessCheck(`export.${m.kind}`, () => runner?.readiness() ?? { ready: true, detail: `${m.section} disabled` });
+      // As Antrea does, an exporter whose section changed is stopped and started again with the new section.
+      watcher?.subscribe(
+        (c) => (c as Record<string, unknown>)[m.section],
+        async (section) => {
+          const next = { ...config, [m.section]: section } as ServiceConfig;
+          if (runner !== undefined) {
+            logger.info({ exporter: m.kind }, `${m.section} changed: replacing the exporter`);
+            await runner.stop();
+            runners.splice(runners.indexOf(runner), 1);
+            runner = undefined;
+          }
+          if (opts.exporters === 'enabled' && !m.enabled(next)) return;
+          runner = await startRunner(m, next);
+          runners.push(runner);
+        },
+      );
     }
     watcher?.start();
     process.on('SIGHUP', reload);
@@ -98,17 +150,17 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
       const token = serveLogAdmin(http, log.admin());
       unpublish = publishLogApi(config.log.embedded.dir, { url: apiUrl(config.apiServer.bindAddress, httpPort), token });
     }
+    const notRunning = opts.notRunning ?? [];
     logger.info(
       {
         log: config.log.backend === 'embedded' ? { backend: 'embedded', dir: config.log.embedded.dir } : { backend: 'kafka', brokers: config.log.kafka?.brokers },
-        collectors: ingest.ports,
+        ...(ingest && { collectors: ingest.ports }),
         ...(flowStream && { flowStreamService: flowStream.port }),
+        exporters: runners.map((r) => r.kind),
         http: httpPort,
-        ...(opts.notRunning && opts.notRunning.length > 0 && { notRunning: opts.notRunning }),
+        ...(notRunning.length > 0 && { notRunning }),
       },
-      opts.notRunning && opts.notRunning.length > 0
-        ? `flowagg ${opts.command} running ingest only: ${opts.notRunning.join(', ')} not implemented yet`
-        : `flowagg ${opts.command} running`,
+      notRunning.length > 0 ? `flowagg ${opts.command} running; not implemented yet: ${notRunning.join(', ')}` : `flowagg ${opts.command} running`,
     );
     logger.info({ signal: await stop.requested }, 'stopping');
   } finally {
@@ -117,7 +169,8 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     watcher?.close();
     await http.close();
     await flowStream?.stop().catch((err: unknown) => logger.error({ err }, 'the flow stream service did not stop cleanly'));
-    await ingest.stop().catch((err: unknown) => logger.error({ err }, 'ingest did not stop cleanly'));
+    await ingest?.stop().catch((err: unknown) => logger.error({ err }, 'ingest did not stop cleanly'));
+    for (const r of runners.reverse()) await r.stop().catch((err: unknown) => logger.error({ err, exporter: r.kind }, 'exporter did not stop cleanly'));
     await log.close();
     stop.dispose();
   }

@@ -5,16 +5,28 @@
 // that they have no effect. Reload policies and descriptions live on the keys (lib/config/meta.ts).
 import { z } from 'zod';
 import { recordBufferSize, withAntreaKeys } from '../../config/antrea-keys.js';
+import { reloadable } from '../../config/meta.js';
 import { kubernetesSection } from '../../k8s/config.js';
 import { logConfigSchema } from '../../log/config.js';
 import { apiServerSection } from '../../telemetry/config.js';
 import { ingestConfigShape, refineIngestConfig } from '../../../ingest/config.js';
+import { clusterIdSchema, flowCollectorSection, modeSchema } from '../../../exporters/ipfix/config.js';
+import { clickHouseSection } from '../../../exporters/clickhouse/config.js';
+import { flowLoggerSection } from '../../../exporters/flowlog/config.js';
+import { s3UploaderSection } from '../../../exporters/s3/config.js';
 import { flowStreamSection } from '../../../exporters/flowstream/config.js';
 
 export const serviceConfigSchema = z
   .strictObject(
     withAntreaKeys({
       ...ingestConfigShape,
+      mode: modeSchema,
+      clusterID: clusterIdSchema,
+      // As in Antrea, an exporter whose section changes is replaced while running (serve.ts).
+      flowCollector: reloadable(flowCollectorSection, 'live'),
+      clickHouse: reloadable(clickHouseSection, 'live'),
+      s3Uploader: reloadable(s3UploaderSection, 'live'),
+      flowLogger: reloadable(flowLoggerSection, 'live'),
       log: logConfigSchema.prefault({}),
       apiServer: apiServerSection,
       kubernetes: kubernetesSection,

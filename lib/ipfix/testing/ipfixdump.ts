@@ -43,7 +43,8 @@ export interface Dump {
 }
 
 const WARNING = /\n\*\* \(ipfixDump:\d+\): WARNING \*\*: [^\n]*\n/g;
-const FIELD = /^\((?:(\d+)\/)?(\d+)\)( \(S\))?\s+(\S+) : ?(.*)$/;
+// No space between "(pen/id)" and the name when the pair fills its column: "(56506/111)ingressNetworkPolicyNamespace".
+const FIELD = /^\((?:(\d+)\/)?(\d+)\)( \(S\))?\s*(\S+) : ?(.*)$/;
 
 export function parseIpfixDump(text: string): Dump {
   const lines = `\n${text}`.replace(WARNING, '').split('\n').map((l) => l.trim());

@@ -7,6 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import { FlowaggError, errorMessage } from '../../errors.js';
 import { LOG_SCHEMA_REGISTRY } from '../errors.js';
 import { type SchemaRegistryConfig } from './config.js';
+import { httpFailure, transportFailure, type RegistryFailure } from './failure.js';
 
 const CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json';
 /** A registry answer larger than this is not one. */
@@ -59,8 +60,8 @@ export class SchemaRegistryClient {
     };
     const where = `schema registry ${url.origin}`;
     return new Promise((resolve, reject) => {
-      const fail = (message: string, context: Record<string, string | number> = {}, cause?: unknown) =>
-        reject(new FlowaggError(LOG_SCHEMA_REGISTRY, `${where}: ${method} ${url.pathname}: ${message}`, { context: { url: url.origin, ...context }, cause, retriable: true }));
+      const fail = ({ message, retriable }: RegistryFailure, context: Record<string, string | number> = {}, cause?: unknown) =>
+        reject(new FlowaggError(LOG_SCHEMA_REGISTRY, `${where}: ${method} ${url.pathname}: ${message}`, { context: { url: url.origin, ...context }, cause, retriable }));
       const onResponse = (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -68,7 +69,7 @@ export class SchemaRegistryClient {
           size += c.length;
           if (size > MAX_RESPONSE_BYTES) {
             res.destroy();
-            fail(`answer larger than ${MAX_RESPONSE_BYTES} bytes`);
+            fail({ message: `answer larger than ${MAX_RESPONSE_BYTES} bytes`, retriable: false });
           } else chunks.push(c);
         });
         res.on('end', () => {
@@ -81,15 +82,14 @@ export class SchemaRegistryClient {
           }
           const status = res.statusCode ?? 0;
           if (status >= 200 && status < 300) return resolve(parsed);
-          const e = parsed as { error_code?: number; message?: string };
-          fail(`HTTP ${status}${e.error_code === undefined ? '' : ` (error ${e.error_code})`}: ${e.message ?? 'no message'}`, { status });
+          fail(httpFailure(status, parsed, this.#config), { status });
         });
-        res.on('error', (err) => fail(errorMessage(err), {}, err));
+        res.on('error', (err) => fail(transportFailure(err, this.#config), {}, err));
       };
       const opts = { method, headers, timeout: this.#config.timeout };
       const req = url.protocol === 'https:' ? httpsRequest(url, { ...opts, ...this.#tls }, onResponse) : httpRequest(url, opts, onResponse);
       req.on('timeout', () => req.destroy(new Error(`no answer within ${this.#config.timeout} ms`)));
-      req.on('error', (err) => fail(errorMessage(err), {}, err));
+      req.on('error', (err) => fail(transportFailure(err, this.#config), {}, err));
       req.end(payload);
     });
   }

@@ -2,6 +2,7 @@
 // independent implementation. Production code never imports this file.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { type SchemaRegistryConfig } from '../config.js';
 
 const SCRIPT = fileURLToPath(new URL('./read-confluent.py', import.meta.url));
 
@@ -10,10 +11,19 @@ export interface FastavroRecord {
   readonly record: Record<string, unknown>;
 }
 
-/** `source`: the registry URL or the schema file the values were written with. */
-export function readWithFastavro(values: readonly Buffer[], source: { registry: string } | { schema: string }): FastavroRecord[] {
-  const args = 'registry' in source ? ['--registry', source.registry] : ['--schema', source.schema];
-  const r = spawnSync('python3', [SCRIPT, ...args], { input: values.map((v) => v.toString('hex')).join('\n') + '\n', encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+/**
+ * `source`: the registry the values' ids are registered with, reached with the same URL, basic auth and
+ * TLS files flowagg is configured with, or the schema file the values were written with.
+ */
+export function readWithFastavro(values: readonly Buffer[], source: { registry: Pick<SchemaRegistryConfig, 'url' | 'basicAuth' | 'tls'> } | { schema: string }): FastavroRecord[] {
+  const args = 'schema' in source ? ['--schema', source.schema] : registryArgs(source.registry);
+  const env = { ...process.env, READ_CONFLUENT_PASSWORD: 'registry' in source ? (source.registry.basicAuth?.password ?? '') : '' };
+  const r = spawnSync('python3', [SCRIPT, ...args], { input: values.map((v) => v.toString('hex')).join('\n') + '\n', encoding: 'utf8', env, maxBuffer: 256 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`read-confluent.py failed (${r.status}): ${r.stderr || r.error?.message}`);
   return r.stdout.trim().split('\n').map((l) => JSON.parse(l) as FastavroRecord);
+}
+
+function registryArgs({ url, basicAuth, tls }: Pick<SchemaRegistryConfig, 'url' | 'basicAuth' | 'tls'>): string[] {
+  const files = (['ca', 'cert', 'key'] as const).flatMap((k) => (tls?.[k] === undefined ? [] : [`--${k}`, tls[k]]));
+  return ['--registry', url, ...(basicAuth ? ['--user', basicAuth.username] : []), ...files];
 }

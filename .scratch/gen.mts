@@ -1,0 +1,13 @@
+import { writeFileSync } from 'node:fs';
+import { startUdpCollector } from '../integration-tests/harness/collector.ts';
+import { collectorPcap } from '../integration-tests/harness/tshark.ts';
+import { numberedRecord } from '../exporters/testing.ts';
+import { batchOf, ipfixExporter } from '../exporters/ipfix/testing.ts';
+const c = await startUdpCollector();
+const e = ipfixExporter({ address: `127.0.0.1:${c.port}:udp`, maxIPFIXMsgSize: 1400 }, { clusterID: 'x', mode: 'Proxy' });
+await e.start();
+await e.deliver(batchOf([numberedRecord(5), numberedRecord(6, { sourcePodLabels: '{"a":"b"}' })]), new AbortController().signal);
+await c.waitForMessages(1, 5000);
+writeFileSync('/tmp/eip/x.pcap', collectorPcap(c.messages.map((m) => m.bytes)));
+writeFileSync('/tmp/eip/x.ipfix', Buffer.concat(c.messages.map((m) => m.bytes)));
+await e.stop(); await c.close();

@@ -1,0 +1,45 @@
+// The `clickHouse` section: Antrea's keys and defaults (reference §3), plus flowagg's where Antrea has
+// none (the CA file's path, the row limit of a batch, the table's TTL, whether to create the schema).
+// Credentials come from CH_USERNAME and CH_PASSWORD, as in Antrea (the chart fills them from a Secret).
+import { z } from 'zod';
+import { duration } from '../../lib/config/types.js';
+
+export const clickHouseSection = z
+  .strictObject({
+    enable: z.boolean().default(false).describe('Whether `flowagg run` starts the ClickHouse exporter (`flowagg export clickhouse` runs it regardless).'),
+    database: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a database name is letters, digits and underscores').default('default').describe('The database of the flows table and its views.'),
+    databaseURL: z
+      .string()
+      .default('tcp://clickhouse-clickhouse.flow-visibility.svc:9000')
+      .describe(
+        "tcp://, tls://, http:// or https:// host and port. flowagg speaks ClickHouse's HTTP interface only: tcp://host:9000 is taken as http://host:8123 and tls://host:9440 as https://host:8443 (the servers' default ports); a native-protocol URL on another port is refused (docs/exporters.md).",
+      ),
+    debug: z.boolean().default(false).describe('Logs every request of the ClickHouse client.'),
+    compress: z.boolean().default(true).describe('gzip request and response bodies (Antrea: LZ4 on the native protocol).'),
+    commitInterval: duration.default(8000).refine((ms) => ms >= 1000, { message: 'commitInterval must be at least 1s' }).describe('A batch is inserted at the latest this long after its first record arrived.'),
+    tls: z
+      .strictObject({
+        insecureSkipVerify: z.boolean().default(false).describe('Do not verify the server\'s certificate.'),
+        caCert: z.boolean().default(false).describe('Verify the server against the CA in caCertPath instead of the system\'s roots.'),
+      })
+      .prefault({}),
+    caCertPath: z.string().default('/etc/flow-aggregator/certs/clickhouse/ca.crt').describe('The CA file used when tls.caCert is true (where Antrea\'s chart mounts the clickhouse-ca Secret).'),
+    maxBatchRows: z.number().int().min(1).max(1_000_000).default(20_000).describe('A batch is inserted at the latest once it holds this many rows. The runner holds up to three batches of decoded records (about 2 KB each) per partition.'),
+    createSchema: z.boolean().default(true).describe('Create the database (other than `default`), the flows table and its views when they do not exist.'),
+    tableTTL: duration.default(12 * 3_600_000).describe('Rows older than this are removed by the server (Theia\'s default, 12h), on servers that have TTL (19.6 and later); 0 keeps them.'),
+    startTimeout: duration.default(10_000).describe('How long start() keeps trying to reach the server before it fails.'),
+    requestTimeout: duration.default(30_000).describe('A request without an answer this long fails (and is retried).'),
+  })
+  .prefault({});
+
+export type ClickHouseConfig = z.output<typeof clickHouseSection>;
+
+export interface ClickHouseCredentials {
+  readonly username: string;
+  readonly password: string;
+}
+
+/** CH_USERNAME / CH_PASSWORD, or ClickHouse's `default` user without a password. */
+export function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env): ClickHouseCredentials {
+  return { username: env.CH_USERNAME || 'default', password: env.CH_PASSWORD ?? '' };
+}

@@ -1,0 +1,34 @@
+// The two templates an IPFIX exporting process announces (256 IPv4, 257 IPv6) and, for each, how a
+// FlowRecord becomes its values.
+import { type Template } from '../../lib/ipfix/types.js';
+import { type FlowRecord } from '../../schemas/flow-record.js';
+import { element } from '../../schemas/ipfix-registry.js';
+import { type ElementOptions, IPV4_TEMPLATE_ID, IPV6_TEMPLATE_ID, templateElements } from './elements.js';
+import { type RecordValues, recordValues } from './record-values.js';
+
+export interface ExportTemplate {
+  readonly template: Template;
+  readonly values: RecordValues;
+}
+
+export interface ExportTemplates {
+  readonly ipv4: ExportTemplate;
+  readonly ipv6: ExportTemplate;
+  /** The template a record goes out with: IPv6 when it has IPv6 addresses and no IPv4 ones. */
+  of(r: FlowRecord): ExportTemplate;
+}
+
+function build(id: number, names: readonly string[], observationDomainId: number, clusterId: string): ExportTemplate {
+  const fields = names.map((name) => {
+    const ie = element(name);
+    return { ie, length: ie.length, scope: false };
+  });
+  const template: Template = { id, observationDomainId, fields, scopeFieldCount: 0 };
+  return { template, values: recordValues(template, clusterId) };
+}
+
+export function exportTemplates(o: Omit<ElementOptions, 'ipv6'>, observationDomainId: number, clusterId: string): ExportTemplates {
+  const ipv4 = build(IPV4_TEMPLATE_ID, templateElements({ ...o, ipv6: false }), observationDomainId, clusterId);
+  const ipv6 = build(IPV6_TEMPLATE_ID, templateElements({ ...o, ipv6: true }), observationDomainId, clusterId);
+  return { ipv4, ipv6, of: (r) => (r.sourceIPv4Address === null && r.sourceIPv6Address !== null ? ipv6 : ipv4) };
+}

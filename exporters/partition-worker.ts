@@ -1,0 +1,252 @@
+// One assigned partition of flows.processed, for one exporter: the records the consumer handed over wait
+// here (raw, undecoded) until a batch is cut; the batch's range is recorded, the batch delivered (again
+// and again, with backoff, until the destination takes it), then committed. One batch at a time, so the
+// committed offset always sits at a batch boundary.
+//
+// Memory stays bounded without dropping anything: past `2 × maxRecords` waiting records, and while a
+// batch is being retried, the partition is paused and the log keeps the rest.
+import { errorMessage } from '../lib/errors.js';
+import { type LogRecord, type TopicPartition } from '../lib/log/types.js';
+import { type Logger, sampledLogger } from '../lib/telemetry/logger.js';
+import { type FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
+import { Backoff, sleep } from './backoff.js';
+import { type BatchIntent, type BatchIntents } from './batch-intents.js';
+import { deliveredNothing } from './errors.js';
+import { type PartitionSeries } from './metrics.js';
+import { type ExportBatch, type ExportedRecord, type Exporter } from './types.js';
+
+export interface PartitionControl {
+  pause(tp: TopicPartition): void;
+  resume(tp: TopicPartition): void;
+  commit(tp: TopicPartition, offset: number): Promise<void>;
+}
+
+export interface WorkerDeps {
+  readonly exporter: Exporter;
+  readonly intents: BatchIntents;
+  readonly control: PartitionControl;
+  readonly decoder: FlowRecordDecoder;
+  readonly metrics: PartitionSeries;
+  readonly logger: Logger;
+  readonly backoff: { readonly initialMs: number; readonly maxMs: number };
+  readonly now: () => number;
+}
+
+/** What the worker is doing, for readiness and logs. */
+export type WorkerState =
+  | { readonly kind: 'waiting' }
+  | { readonly kind: 'delivering'; readonly batch: string }
+  | { readonly kind: 'retrying'; readonly batch: string; readonly since: number; readonly delayMs: number; readonly error: string }
+  | { readonly kind: 'stopped' };
+
+export class PartitionWorker {
+  readonly #tp: TopicPartition;
+  readonly #deps: WorkerDeps;
+  readonly #maxRecords: number;
+  readonly #maxDelayMs: number;
+  #pending: LogRecord[] = [];
+  /** Arrival time of #pending[0]. */
+  #oldestAt = 0;
+  /** Set before the first record arrives: the range recorded by the previous owner, to be re-cut. */
+  #recut: BatchIntent | undefined;
+  #sawFirst = false;
+  #paused = false;
+  #state: WorkerState = { kind: 'waiting' };
+  #wake: (() => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #stopping = new AbortController();
+  /** Aborted when stop() can wait no longer for the batch in flight. */
+  readonly #abort = new AbortController();
+  readonly #loop: Promise<void>;
+  readonly #warn: ReturnType<typeof sampledLogger>;
+
+  constructor(tp: TopicPartition, deps: WorkerDeps) {
+    this.#tp = tp;
+    this.#deps = deps;
+    this.#maxRecords = deps.exporter.batching.maxRecords;
+    this.#maxDelayMs = deps.exporter.batching.maxDelayMs;
+    this.#recut = deps.intents.latest(tp.topic, tp.partition);
+    this.#warn = sampledLogger(deps.logger);
+    this.#loop = this.#run();
+  }
+
+  get tp(): TopicPartition {
+    return this.#tp;
+  }
+
+  /** Records read and not yet cut into a batch. */
+  get waiting(): number {
+    return this.#pending.length;
+  }
+
+  get state(): WorkerState {
+    return this.#state;
+  }
+
+  /** Hands over records the consumer read, in offset order. */
+  append(records: readonly LogRecord[], highWatermark: number): void {
+    if (records.length === 0 || this.#stopping.signal.aborted) return;
+    if (!this.#sawFirst) {
+      this.#sawFirst = true;
+      this.#deps.metrics.committed(records[0]!.offset);
+      // The previous owner's batch is re-cut only if consumption resumes exactly at its start; anywhere
+      // else (it was committed, or the offsets were reset for a replay) it is history.
+      if (this.#recut !== undefined && records[0]!.offset !== this.#recut.firstOffset) this.#recut = undefined;
+    }
+    if (this.#pending.length === 0) this.#oldestAt = this.#deps.now();
+    for (const r of records) this.#pending.push(r);
+    this.#deps.metrics.highWatermark(highWatermark);
+    this.#syncPause();
+    this.#wake?.();
+  }
+
+  /** Finishes the batch in flight (committing it) within timeoutMs, then ends; waiting records are left to the log. */
+  async stop(timeoutMs: number): Promise<void> {
+    this.#stopping.abort();
+    this.#wake?.();
+    const timer = setTimeout(() => this.#abort.abort(), timeoutMs);
+    try {
+      await this.#loop;
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(this.#timer);
+      this.#setState({ kind: 'stopped' });
+    }
+  }
+
+  #syncPause(): void {
+    // A batch being re-cut is waited for whatever its size (maxRecords may have shrunk since it was cut).
+    const want = this.#state.kind === 'retrying' || (this.#recut === undefined && this.#pending.length >= 2 * this.#maxRecords);
+    if (want === this.#paused || this.#stopping.signal.aborted) return;
+    this.#paused = want;
+    if (want) this.#deps.control.pause(this.#tp);
+    else this.#deps.control.resume(this.#tp);
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopping.signal.aborted) {
+      const raw = await this.#nextCut();
+      if (raw === undefined) return;
+      const recut = this.#recut !== undefined;
+      this.#recut = undefined;
+      const batch = this.#batchOf(raw);
+      if (recut) this.#deps.metrics.redelivered(batch.records.length);
+      else if (!(await this.#persist(() => this.#deps.intents.record(batch), 'record the batch range'))) return;
+      if (batch.records.length > 0 && !(await this.#deliver(batch))) return;
+      if (!(await this.#persist(() => this.#deps.control.commit(this.#tp, batch.lastOffset + 1), 'commit'))) return;
+      this.#deps.metrics.committed(batch.lastOffset + 1);
+    }
+  }
+
+  /** The next batch's records, once one is due; undefined when stopping. */
+  async #nextCut(): Promise<LogRecord[] | undefined> {
+    while (!this.#stopping.signal.aborted) {
+      const cut = this.#cut();
+      if (cut !== undefined) {
+        this.#syncPause();
+        return cut;
+      }
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        if (this.#pending.length > 0 && this.#recut === undefined) {
+          this.#timer = setTimeout(resolve, Math.max(0, this.#oldestAt + this.#maxDelayMs - this.#deps.now()));
+        }
+      });
+      clearTimeout(this.#timer);
+      this.#wake = undefined;
+    }
+    return undefined;
+  }
+
+  #cut(): LogRecord[] | undefined {
+    const pending = this.#pending;
+    if (pending.length === 0) return undefined;
+    let n: number;
+    if (this.#recut !== undefined) {
+      const last = this.#recut.lastOffset;
+      if (pending[pending.length - 1]!.offset < last) return undefined;
+      n = pending.findIndex((r) => r.offset > last);
+      if (n < 0) n = pending.length;
+    } else if (pending.length >= this.#maxRecords) {
+      n = this.#maxRecords;
+    } else if (this.#deps.now() - this.#oldestAt >= this.#maxDelayMs) {
+      n = pending.length;
+    } else {
+      return undefined;
+    }
+    const taken = pending.slice(0, n);
+    this.#pending = pending.slice(n);
+    this.#oldestAt = this.#deps.now();
+    return taken;
+  }
+
+  #batchOf(raw: readonly LogRecord[]): ExportBatch {
+    const { topic, partition } = this.#tp;
+    const firstOffset = raw[0]!.offset;
+    const lastOffset = raw[raw.length - 1]!.offset;
+    const records: ExportedRecord[] = [];
+    for (const r of raw) {
+      if (r.value === null) continue;
+      try {
+        records.push({ offset: r.offset, record: this.#deps.decoder.decode(r.value) });
+      } catch (err) {
+        this.#deps.metrics.undecodable();
+        this.#warn(`undecodable/${topic}/${partition}`, { topic, partition, offset: r.offset, err: errorMessage(err) }, 'a record of flows.processed is not a FlowRecord: skipped');
+      }
+    }
+    return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records };
+  }
+
+  /** Delivers until the destination takes the batch; false when the stop gave up on it. */
+  async #deliver(batch: ExportBatch): Promise<boolean> {
+    const backoff = new Backoff(this.#deps.backoff.initialMs, this.#deps.backoff.maxMs);
+    let since = 0;
+    let mayHaveDelivered = false;
+    while (true) {
+      this.#state = { kind: 'delivering', batch: batch.id };
+      if (mayHaveDelivered) this.#deps.metrics.redelivered(batch.records.length);
+      const started = this.#deps.now();
+      try {
+        await this.#deps.exporter.deliver(batch, this.#abort.signal);
+        this.#deps.metrics.delivered(batch.records.length, (this.#deps.now() - started) / 1000);
+        this.#setState({ kind: 'waiting' });
+        return true;
+      } catch (err) {
+        if (this.#abort.signal.aborted) {
+          this.#deps.logger.warn({ batch: batch.id, err: errorMessage(err) }, 'stopped before the destination took the batch; it stays uncommitted and is delivered again at the next start');
+          return false;
+        }
+        mayHaveDelivered = !deliveredNothing(err);
+        const delayMs = backoff.next();
+        since ||= started;
+        this.#deps.metrics.failed();
+        this.#setState({ kind: 'retrying', batch: batch.id, since, delayMs, error: errorMessage(err) });
+        this.#warn(`deliver/${batch.topic}/${batch.partition}`, { batch: batch.id, records: batch.records.length, retryInMs: delayMs, err: errorMessage(err) }, 'delivery failed; retrying');
+        // While stopping, the wait is cut short by the final abort only: the stop timeout bounds retries too.
+        if (!(await sleep(delayMs, this.#abort.signal))) return false;
+      }
+    }
+  }
+
+  #setState(state: WorkerState): void {
+    const was = this.#state.kind === 'retrying';
+    this.#state = state;
+    this.#deps.metrics.retrying(was, state.kind === 'retrying' ? state.delayMs : undefined);
+    this.#syncPause();
+  }
+
+  /** Runs a log write until it succeeds (the log may be failing over); false when the stop gave up. */
+  async #persist(write: () => Promise<void>, what: string): Promise<boolean> {
+    const backoff = new Backoff(this.#deps.backoff.initialMs, this.#deps.backoff.maxMs);
+    while (true) {
+      try {
+        await write();
+        return true;
+      } catch (err) {
+        const delayMs = backoff.next();
+        this.#deps.logger.error({ ...this.#tp, err: errorMessage(err), retryInMs: delayMs }, `could not ${what} in the log; retrying`);
+        if (!(await sleep(delayMs, this.#abort.signal))) return false;
+      }
+    }
+  }
+}
