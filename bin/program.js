@@ -21,7 +21,8 @@ export const ENTRY = 'lib/cli/main';
  * Tests, their helpers and their data are no part of the program (tsconfig.build.json excludes the same);
  * everything else in the roots (code, schemas, data files) is.
  */
-const isTestFile = (/** @type {string} */ name) => name.endsWith('.test.ts') || name === 'testing.ts';
+// `testing.ts` and `<what>-testing.ts` (exporters/crash-testing.ts) are test helpers.
+const isTestFile = (/** @type {string} */ name) => name.endsWith('.test.ts') || name.endsWith('testing.ts');
 const isTestDir = (/** @type {string} */ name) => name === 'testing' || name === 'testdata';
 
 /**
