@@ -15,7 +15,8 @@ let nextSessionNumber = 1;
 
 export class ExporterSession {
   readonly id: string;
-  readonly transport: Transport;
+  /** 'file' for messages read from a capture file (`flowagg pipeline`): a stream whose templates never expire. */
+  readonly transport: Transport | 'file';
   readonly exporter: Endpoint;
   readonly templates: TemplateStore;
   /** The facts of the message being transcoded; one object per session, updated for each message. */
@@ -27,7 +28,7 @@ export class ExporterSession {
   readonly #transcoders = new Map<number, { template: Template; transcoder: Transcoder }>();
 
   /** `framing`: how the FlowRecords are framed (log.valueFormat); single-object by default. */
-  constructor(transport: Transport, exporter: Endpoint, opts: { templateTtlMs: number; now: () => number; framing?: AvroFraming | undefined }) {
+  constructor(transport: Transport | 'file', exporter: Endpoint, opts: { templateTtlMs: number; now: () => number; framing?: AvroFraming | undefined }) {
     this.#framing = opts.framing;
     this.transport = transport;
     this.exporter = exporter;

@@ -36,14 +36,20 @@ export function fieldIndex(name: string): number {
 
 const SINGLE_OBJECT_HEADER = 10;
 
-/** Buffer's native UTF-8 slice, which toString('utf8', ...) calls after checking its arguments. */
-interface Utf8Slicer {
+/** Buffer's native slices, which toString(encoding, ...) calls after checking its arguments. */
+interface NativeSlicer {
   utf8Slice(start: number, end: number): string;
+  latin1Slice(start: number, end: number): string;
 }
 
 /** The text of b[start, end), decoded as UTF-8. */
 export function utf8(b: Buffer, start: number, end: number): string {
-  return (b as unknown as Utf8Slicer).utf8Slice(start, end);
+  return (b as unknown as NativeSlicer).utf8Slice(start, end);
+}
+
+/** b[start, end) as a string of one character per byte (how the processor interns addresses and keys). */
+export function latin1(b: Buffer, start: number, end: number): string {
+  return (b as unknown as NativeSlicer).latin1Slice(start, end);
 }
 const CONFLUENT_HEADER = 5;
 
@@ -88,57 +94,78 @@ type ScanBody = (b: Buffer, p: number, end: number, r: ScannedRecord) => number;
 
 // ---- helpers the generated code calls ----
 
-let varintEnd = 0;
+/** Where the last varint read by zz ended (a typed array: a cheaper read from generated code than a call). */
+const END = new Int32Array(1);
 
-/** Reads a zig-zag varint at p (int or long, up to 2^53); the position after it is left in varintEnd. */
+/** Reads a zig-zag varint at p (int or long, up to 2^53); the position after it is left in END[0]. */
 function zz(b: Buffer, p: number): number {
+  // Up to four bytes (28 bits) in int arithmetic; times in ms and large counters go on in floats.
   let c = b[p++]!;
-  if (c < 0x80) {
-    varintEnd = p;
-    return c & 1 ? -((c + 1) / 2) : c / 2;
-  }
   let v = c & 0x7f;
-  let scale = 0x80;
-  for (let i = 1; i < 10; i++) {
+  if (c >= 0x80) {
     c = b[p++]!;
+    v |= (c & 0x7f) << 7;
+    if (c >= 0x80) {
+      c = b[p++]!;
+      v |= (c & 0x7f) << 14;
+      if (c >= 0x80) {
+        c = b[p++]!;
+        v |= (c & 0x7f) << 21;
+        if (c >= 0x80) return zzLong(b, p, v);
+      }
+    }
+  }
+  END[0] = p;
+  return (v >>> 1) ^ -(v & 1);
+}
+
+/** The rest of a varint beyond its first 28 bits `low`, in floats. */
+function zzLong(b: Buffer, p: number, low: number): number {
+  let v = low;
+  let scale = 2 ** 28;
+  for (let i = 4; i < 10; i++) {
+    const c = b[p++];
     // Past the end of the buffer c is undefined: the loop ends and the caller's bounds check fails.
     if (c === undefined) break;
     v += (c & 0x7f) * scale;
     scale *= 0x80;
     if (c < 0x80) break;
   }
-  varintEnd = p;
+  END[0] = p;
   return v % 2 === 1 ? -((v + 1) / 2) : v / 2;
 }
 
-/** Skips an array of ExtraField records (pen long, id int, value bytes) at p; returns [end, count] via varintEnd. */
+/** Skips an array of ExtraField records (pen long, id int, value bytes) at p; returns where it ends, the item count in END[0]. */
 function skipExtras(b: Buffer, p: number, end: number): number {
   let count = 0;
   for (;;) {
     let n = zz(b, p);
-    p = varintEnd;
+    p = END[0]!;
     if (n === 0) break;
     if (n < 0) {
       n = -n;
       zz(b, p); // block size in bytes, not needed
-      p = varintEnd;
+      p = END[0]!;
     }
     for (let k = 0; k < n; k++) {
       if (p >= end) return -1;
       zz(b, p);
-      zz(b, varintEnd);
-      const len = zz(b, varintEnd);
+      zz(b, END[0]!);
+      const len = zz(b, END[0]!);
       if (len < 0) return -1;
-      p = varintEnd + len;
+      p = END[0]! + len;
     }
     count += n;
     if (p > end) return -1;
   }
-  varintEnd = count;
+  END[0] = count;
   return p;
 }
 
-const helpers = { zz, skipExtras, vend: () => varintEnd };
+const helpers = { zz, skipExtras, END };
+
+/** `target = ` the zig-zag varint at p, p moved past it; one byte decoded inline (most ints are small). */
+const varint = (target: string) => `c = b[p]; if (c < 0x80) { ${target}(c >>> 1) ^ -(c & 1); p++; } else { ${target}zz(b, p); p = END[0]; }`;
 
 // ---- code generation ----
 
@@ -150,22 +177,23 @@ function valueCode(t: AvscType, i: number, path: string): string {
     case 'int':
     case 'long':
     case 'enum':
-      return `${store ? `r.num[${i}] = ` : ''}zz(b, p); p = vend();`;
+      return varint(store ? `r.num[${i}] = ` : 'v = ');
     case 'string':
     case 'bytes':
-      return `{ const n = zz(b, p); p = vend(); if (n < 0) return -1; ${store ? `r.start[${i}] = p; r.length[${i}] = n; ` : ''}p += n; }`;
+      return `${varint('v = ')} if (v < 0) return -1; ${store ? `r.start[${i}] = p; r.length[${i}] = v; ` : ''}p += v;`;
     case 'fixed':
       return `${store ? `r.start[${i}] = p; r.length[${i}] = ${t.size!}; ` : ''}p += ${t.size!};`;
     case 'array':
-      return `{ ${store ? `r.start[${i}] = p; ` : ''}const q = skipExtras(b, p, end); if (q < 0) return -1; ${store ? `r.length[${i}] = q - p; r.num[${i}] = vend(); ` : ''}p = q; }`;
+      return `{ ${store ? `r.start[${i}] = p; ` : ''}const q = skipExtras(b, p, end); if (q < 0) return -1; ${store ? `r.length[${i}] = q - p; r.num[${i}] = END[0]; ` : ''}p = q; }`;
     default:
       if (t.underlyingType !== undefined) return valueCode(t.underlyingType, i, path);
       throw new Error(`${path}: the scanner cannot read Avro type ${t.typeName}`);
   }
 }
 
+/** A null field: no value, no bytes (its length is left as it was: readers check start first). */
 function nullCode(i: number): string {
-  return i < 0 ? '' : `r.num[${i}] = NaN; r.start[${i}] = -1; r.length[${i}] = 0;`;
+  return i < 0 ? '' : `r.num[${i}] = NaN; r.start[${i}] = -1;`;
 }
 
 function fieldCode(t: AvscType, i: number, name: string): string {
@@ -188,7 +216,7 @@ function compileScanner(schema: unknown, current: boolean): ScanBody {
   // Fields of the current schema the writer does not have: null, whatever the last record held.
   const absent = FLOW_RECORD_FIELDS.map((_, i) => i).filter((i) => !present.has(i));
   if (current) lines.push(`r.at[${FIELD_COUNT}] = p;`);
-  const body = [...absent.map(nullCode), ...lines, 'return p;'].join('\n');
+  const body = ['let c = 0, v = 0;', ...absent.map(nullCode), ...lines, 'return p;'].join('\n');
   return compileFunction<ScanBody>(current ? 'scanFlowRecord' : 'scanOlderFlowRecord', ['b', 'p', 'end', 'r'], body, helpers);
 }
 

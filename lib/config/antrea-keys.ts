@@ -17,9 +17,6 @@ function pending(service: string, description: string, reload: ReloadPolicy) {
 
 export const antreaPendingShape = {
   mode: pending('the processor', 'Aggregate (correlate the two halves of inter-Node flows) or Proxy (forward each record with enrichment). A change while running is refused.', 'refused'),
-  activeFlowRecordTimeout: pending('the processor', 'How often an active aggregated flow is exported (Antrea: 60s; below 1s rounded up).', 'restart'),
-  inactiveFlowRecordTimeout: pending('the processor', 'How long an aggregated flow is kept after its last record (Antrea: 90s).', 'restart'),
-  recordContents: pending('the processor', 'recordContents.podLabels: add the source and destination Pod labels (Antrea: false). Applied while running.', 'live'),
   flowCollector: pending('the IPFIX exporter', 'Export to an external IPFIX (or JSON) collector: enable, address, observationDomainID, recordFormat, templateRefreshTimeout, maxIPFIXMsgSize, tls, includeK8sNames, includeK8sUIDs. A change replaces the exporter.', 'live'),
   clickHouse: pending('the ClickHouse exporter', 'Export to ClickHouse: enable, database, databaseURL, debug, compress, commitInterval, tls. A change replaces the exporter.', 'live'),
   s3Uploader: pending('the S3 uploader', 'Upload CSV files to S3: enable, bucketName, bucketPrefix, region, recordFormat, compress, maxRecordsPerFile, uploadInterval. A change replaces the exporter.', 'live'),

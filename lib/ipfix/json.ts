@@ -32,7 +32,7 @@ export function valueToJson(v: FieldValue): Json {
 const repeatedNames = new WeakMap<Template, ReadonlySet<string>>();
 
 /** Names that occur more than once in the template: their key holds the array of values. */
-function repeatedIn(t: Template): ReadonlySet<string> {
+export function repeatedIn(t: Template): ReadonlySet<string> {
   let names = repeatedNames.get(t);
   if (names === undefined) {
     const seen = new Set<string>();

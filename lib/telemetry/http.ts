@@ -85,7 +85,9 @@ export class TelemetryServer {
         else send(res, 200, await route(url));
       }
     } catch (err) {
-      send(res, 500, { error: err instanceof Error ? err.message : String(err) });
+      // A route refuses a bad request by throwing an error with an HTTP `status` (400); anything else is a 500.
+      const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 500;
+      send(res, status, { error: err instanceof Error ? err.message : String(err) });
     }
   }
 }

@@ -8,62 +8,13 @@
 // @observationDomainId, @templateId, @exportTime, @sequenceNumber, @offset (byte offset of the message
 // or of the packet in the file).
 // Text: a readable dump in the manner of ipfixDump.
-import { toHex } from '../../ipfix/text.js';
+import { fieldsToJson, semanticName, valueToJson } from '../../ipfix/json.js';
 import { type AbstractType, type DataRecord, type FieldValue, type MessageHeader, type Template } from '../../ipfix/types.js';
 
 export interface RecordMeta {
   readonly exporter?: string;
   readonly header: MessageHeader;
   readonly offset?: number;
-}
-
-type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
-
-const SEMANTICS = ['noneOf', 'exactlyOneOf', 'oneOrMoreOf', 'allOf', 'ordered'];
-const semanticName = (s: number): string => SEMANTICS[s] ?? (s === 255 ? 'undefined' : String(s));
-
-export function valueToJson(v: FieldValue): Json {
-  switch (typeof v) {
-    case 'number': return Number.isFinite(v) ? v : String(v);
-    case 'bigint': return v.toString();
-    case 'string': case 'boolean': return v;
-    default:
-      if (v instanceof Uint8Array) return toHex(v);
-      if (v.kind === 'basicList') return { semantic: semanticName(v.semantic), element: v.ie.name, values: v.values.map(valueToJson) };
-      if (v.kind === 'subTemplateList') {
-        return { semantic: semanticName(v.semantic), templateId: v.templateId, records: v.records.map(fieldsToJson), ...(v.undecoded ? { undecoded: toHex(v.undecoded) } : {}) };
-      }
-      return {
-        semantic: semanticName(v.semantic),
-        entries: v.entries.map((e) => ({ templateId: e.templateId, records: e.records.map(fieldsToJson), ...(e.undecoded ? { undecoded: toHex(e.undecoded) } : {}) })),
-      };
-  }
-}
-
-const repeatedNames = new WeakMap<Template, ReadonlySet<string>>();
-
-/** Names that occur more than once in the template: their key holds the array of values. */
-export function repeatedIn(t: Template): ReadonlySet<string> {
-  let names = repeatedNames.get(t);
-  if (names === undefined) {
-    const seen = new Set<string>();
-    const twice = new Set<string>();
-    for (const f of t.fields) (seen.has(f.ie.name) ? twice : seen).add(f.ie.name);
-    names = twice;
-    repeatedNames.set(t, names);
-  }
-  return names;
-}
-
-export function fieldsToJson(r: DataRecord): { [k: string]: Json } {
-  const out: { [k: string]: Json } = {};
-  const repeated = repeatedIn(r.template);
-  r.template.fields.forEach((f, i) => {
-    const value = valueToJson(r.values[i] as FieldValue);
-    if (repeated.has(f.ie.name)) ((out[f.ie.name] ??= []) as Json[]).push(value);
-    else out[f.ie.name] = value;
-  });
-  return out;
 }
 
 /** The metadata keys that open the line of every record of one template in a message. */

@@ -40,7 +40,7 @@ export interface Output {
 }
 
 /** Writes all of `bytes` to stdout with blocking writes, waiting out a non-blocking pipe that is full. */
-function writeStdout(bytes: Uint8Array): void {
+export function writeStdout(bytes: Uint8Array): void {
   for (let off = 0; off < bytes.length; ) {
     try {
       off += writeSync(1, bytes, off);

@@ -10,18 +10,24 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./run.js')).runCommand,
   },
   { name: 'ingest', summary: 'collect IPFIX over UDP, TCP and TLS into flows.raw', load: async () => (await import('./ingest.js')).ingestCommand },
-  {
-    name: 'process',
-    summary: 'aggregate or proxy flows.raw into flows.processed (not implemented yet)',
-    load: async () => (await import('./not-implemented.js')).notYetImplemented('process'),
-  },
+  { name: 'process', summary: 'aggregate or proxy flows.raw into flows.processed', load: async () => (await import('./process.js')).processCommand },
   {
     name: 'export',
     summary: 'send flows.processed to a destination: ipfix, clickhouse, s3 or flowlog',
     load: async () => (await import('./export.js')).exportCommand,
   },
   { name: 'decode', summary: 'decode an IPFIX file or a pcap capture to JSON lines', load: async () => (await import('./decode.js')).decodeCommand },
+  {
+    name: 'pipeline',
+    summary: 'run a capture through the processor and print the output records as JSON lines',
+    load: async () => (await import('./pipeline.js')).pipelineCommand,
+  },
   { name: 'offsets', summary: 'list consumer groups and lag, or reset a group to replay', load: async () => (await import('./offsets.js')).offsetsCommand },
+  {
+    name: 'get',
+    summary: 'show the flow records or record metrics of a running instance (antctl get)',
+    load: async () => (await import('./get.js')).getCommand,
+  },
   {
     name: 'certs',
     summary: "show the collector's TLS certificates, or issue them into a directory",

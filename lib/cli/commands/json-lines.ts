@@ -5,7 +5,8 @@
 // faster than ipfixDump. decode-format.ts's jsonLine is the reference the output is tested against.
 import { compileFunction } from '../../ipfix/codegen.js';
 import { type DataRecord, type FieldValue, type Template } from '../../ipfix/types.js';
-import { type RecordMeta, jsonLine, jsonLinePrefix, repeatedIn, valueToJson } from './decode-format.js';
+import { repeatedIn, valueToJson } from '../../ipfix/json.js';
+import { type RecordMeta, jsonLine, jsonLinePrefix } from './decode-format.js';
 
 const CAPACITY = 1 << 20;
 /** Room every piece of fixed maximum size is checked against: a key, and a number or an address. */

@@ -1,6 +1,7 @@
-// What `flowagg ingest`, `flowagg export` and `flowagg run` share: load the configuration, open the log,
-// start the services and the telemetry HTTP server, and run until SIGINT or SIGTERM, then stop them:
-// ingest first (no new input), the exporters last (they finish their batches in flight).
+// What `flowagg ingest`, `flowagg process`, `flowagg export` and `flowagg run` share: load the
+// configuration, open the log, start the services and the telemetry HTTP server, and run until SIGINT or
+// SIGTERM, then stop them: ingest first (no new input), then the processor (it commits what it
+// processed), the exporters last (they finish their batches in flight).
 import { formatDiagnostic, loadConfig } from '../../config/load.js';
 import { ConfigWatcher } from '../../config/watch.js';
 import { publishLogApi, serveLogAdmin } from '../../log/admin-api.js';
@@ -11,8 +12,12 @@ import { FlowRecordDecoder } from '../../../schemas/flow-record-decoder.js';
 import { type MessageLog } from '../../log/types.js';
 import { TelemetryServer } from '../../telemetry/http.js';
 import { componentLogger } from '../../telemetry/logger.js';
+import { openMetadataSource } from '../../k8s/index.js';
+import { type MetadataSource } from '../../k8s/metadata.js';
 import { listenForStop } from '../stop-signals.js';
 import { createIngest, type Ingest } from '../../../ingest/index.js';
+import { flowRecords, flowRecordsFilter, processorRecordMetrics } from '../../../processor/api.js';
+import { createProcessor, type Processor } from '../../../processor/index.js';
 import { EXPORTER_MODULES } from '../../../exporters/index.js';
 import { type ExporterModule, findExporter } from '../../../exporters/registry.js';
 import { createExportRunner, type ExportRunner } from '../../../exporters/runner.js';
@@ -38,18 +43,23 @@ export function loadServiceConfig(args: ParsedArgs, overrides: Record<string, un
   });
 }
 
-/** Antrea's /recordmetrics shape, with ingest's and the exporters' figures (the processor adds its own when built). */
-function recordMetrics(ingest: Ingest | undefined, runners: readonly ExportRunner[]) {
+/**
+ * Antrea's /recordmetrics shape, with the figures of the services this process runs: numRecordsExported
+ * is what the exporters delivered, or with none here what the processor committed to flows.processed.
+ */
+function recordMetrics(ingest: Ingest | undefined, processor: Processor | undefined, runners: readonly ExportRunner[]) {
   const s = ingest?.stats();
+  const p = processor === undefined ? undefined : processorRecordMetrics(processor);
   const kinds = new Set(runners.map((r) => r.kind));
   return {
-    numRecordsExported: runners.reduce((n, r) => n + r.stats().delivered, 0),
-    numRecordsReceived: s?.records ?? 0,
-    numFlows: 0,
+    numRecordsExported: runners.length > 0 ? runners.reduce((n, r) => n + r.stats().delivered, 0) : (p?.numRecordsExported ?? 0),
+    numRecordsReceived: s?.records ?? p?.numRecordsProcessed ?? 0,
+    numFlows: p?.numFlows ?? 0,
     numConnectionsToCollector: s === undefined ? 0 : s.streamSessions + s.udpExporters,
     numRecordsWritten: s?.written ?? 0,
-    numRecordsDropped: s?.droppedRecords ?? 0,
+    numRecordsDropped: (s?.droppedRecords ?? 0) + (p?.numRecordsDropped ?? 0),
     numRecordsLostInTransit: s?.lostInTransit ?? 0,
+    ...(p !== undefined && { numRecordsProcessed: p.numRecordsProcessed }),
     withClickHouseExporter: kinds.has('clickhouse'),
     withS3Exporter: kinds.has('s3'),
     withLogExporter: kinds.has('flowlog'),
@@ -78,9 +88,13 @@ export interface ServeOptions {
   readonly notRunning?: readonly string[];
   /** Default true. */
   readonly ingest?: boolean;
+  /** Default false. */
+  readonly processor?: boolean;
   /** Exporters to run: by kind, or every enabled one; none by default. */
   readonly exporters?: readonly string[] | 'enabled';
   readonly signal?: AbortSignal;
+  /** Told the bound ports once everything runs (tests use port 0). */
+  readonly onStarted?: (ports: { readonly http: number; readonly collectors: Readonly<Record<string, number>> }) => void;
 }
 
 export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<number> {
@@ -94,6 +108,8 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   });
   const stop = listenForStop(logger, opts.signal);
   const ingest = opts.ingest === false ? undefined : createIngest(config, { log, framing });
+  const metadata: MetadataSource | undefined = opts.processor === true ? openMetadataSource(config.kubernetes) : undefined;
+  let processor: Processor | undefined;
   const runners: ExportRunner[] = [];
   // Services subscribe to the keys they apply live (watcher.subscribe); ingest has none (Antrea restarts for its keys).
   const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config') });
@@ -101,10 +117,21 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   const http = new TelemetryServer();
   let unpublish = () => {};
   if (ingest !== undefined) http.addReadinessCheck('ingest', () => ingest.readiness());
-  http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest, runners));
+  if (metadata !== undefined) http.addReadinessCheck('kubernetes', () => metadata.readiness());
+  http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest, processor, runners));
   let flowStream: FlowStream | undefined;
   try {
     await ingest?.start();
+    if (opts.processor === true) {
+      const output = await topicValueFraming(config.log, config.log.topics.flowsProcessed, FLOW_RECORD_SCHEMA);
+      const running = createProcessor(config, { log, framing: output, inputFraming: framing, ...(metadata && { metadata }) });
+      processor = running;
+      http.addReadinessCheck('processor', () => running.readiness());
+      http.addJsonRoute('/flowrecords', (url) => flowRecords(running, flowRecordsFilter(url)));
+      watcher?.subscribe((c) => c.recordContents.podLabels, (on) => running.setPodLabels(on));
+      await metadata?.ready();
+      await running.start();
+    }
     if (ingest !== undefined && config.flowStreamService.enable) {
       const topics = config.log.topics;
       flowStream = createFlowStream({
@@ -155,6 +182,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
       {
         log: config.log.backend === 'embedded' ? { backend: 'embedded', dir: config.log.embedded.dir } : { backend: 'kafka', brokers: config.log.kafka?.brokers },
         ...(ingest && { collectors: ingest.ports }),
+        ...(processor && { processor: config.mode }),
         ...(flowStream && { flowStreamService: flowStream.port }),
         exporters: runners.map((r) => r.kind),
         http: httpPort,
@@ -162,6 +190,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
       },
       notRunning.length > 0 ? `flowagg ${opts.command} running; not implemented yet: ${notRunning.join(', ')}` : `flowagg ${opts.command} running`,
     );
+    opts.onStarted?.({ http: httpPort, collectors: ingest?.ports ?? {} });
     logger.info({ signal: await stop.requested }, 'stopping');
   } finally {
     process.off('SIGHUP', reload);
@@ -170,6 +199,8 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     await http.close();
     await flowStream?.stop().catch((err: unknown) => logger.error({ err }, 'the flow stream service did not stop cleanly'));
     await ingest?.stop().catch((err: unknown) => logger.error({ err }, 'ingest did not stop cleanly'));
+    await processor?.stop().catch((err: unknown) => logger.error({ err }, 'the processor did not stop cleanly'));
+    await metadata?.close().catch((err: unknown) => logger.error({ err }, 'the Kubernetes metadata source did not close cleanly'));
     for (const r of runners.reverse()) await r.stop().catch((err: unknown) => logger.error({ err, exporter: r.kind }, 'exporter did not stop cleanly'));
     await log.close();
     stop.dispose();

@@ -35,7 +35,7 @@ test("Antrea's chart flow-aggregator.conf, every key of reference §3, loads unc
     assert.equal(noticed.has(key), key !== 'clusterID', `a notice for ${key}`);
   }
   assert.ok(!noticed.has('apiServer.tlsCipherSuites'));
-  const notice = r.diagnostics.find((d) => d.path === 'activeFlowRecordTimeout')!;
+  const notice = r.diagnostics.find((d) => d.path === 'recordBufferSize')!;
   assert.match(notice.source!, /antrea-flow-aggregator\.conf:\d+$/);
 });
 

@@ -10,7 +10,8 @@ import { kubernetesSection } from '../../k8s/config.js';
 import { logConfigSchema } from '../../log/config.js';
 import { apiServerSection } from '../../telemetry/config.js';
 import { ingestConfigShape, refineIngestConfig } from '../../../ingest/config.js';
-import { clusterIdSchema, flowCollectorSection, modeSchema } from '../../../exporters/ipfix/config.js';
+import { processorConfigShape } from '../../../processor/config.js';
+import { clusterIdSchema, flowCollectorSection } from '../../../exporters/ipfix/config.js';
 import { clickHouseSection } from '../../../exporters/clickhouse/config.js';
 import { flowLoggerSection } from '../../../exporters/flowlog/config.js';
 import { s3UploaderSection } from '../../../exporters/s3/config.js';
@@ -20,7 +21,7 @@ export const serviceConfigSchema = z
   .strictObject(
     withAntreaKeys({
       ...ingestConfigShape,
-      mode: modeSchema,
+      ...processorConfigShape,
       clusterID: clusterIdSchema,
       // As in Antrea, an exporter whose section changes is replaced while running (serve.ts).
       flowCollector: reloadable(flowCollectorSection, 'live'),

@@ -1,6 +1,7 @@
 // Test and benchmark support: the templates real exporters send, built from the registry, with
 // realistic values. Production code never imports this file.
 import { element } from '../../../schemas/ipfix-registry.js';
+import { agentFieldNames } from '../../antrea/workload.js';
 import { type FieldValue, type Template, type TemplateField } from '../types.js';
 
 function field(name: string, length?: number, scope = false): TemplateField {
@@ -13,17 +14,7 @@ export function makeTemplate(id: number, fields: readonly TemplateField[], obser
 }
 
 /** Antrea agent → FlowAggregator, IPv4 (reference §4.3 "Agent → FA IPFIX template"): 43 elements. */
-export const ANTREA_AGENT_FIELDS = [
-  'flowStartSeconds', 'flowEndSeconds', 'flowEndReason', 'sourceTransportPort', 'destinationTransportPort', 'protocolIdentifier',
-  'packetTotalCount', 'octetTotalCount', 'packetDeltaCount', 'octetDeltaCount', 'sourceIPv4Address', 'destinationIPv4Address',
-  'reversePacketTotalCount', 'reverseOctetTotalCount', 'reversePacketDeltaCount', 'reverseOctetDeltaCount',
-  'sourcePodName', 'sourcePodNamespace', 'sourceNodeName', 'destinationPodName', 'destinationPodNamespace', 'destinationNodeName',
-  'destinationServicePort', 'destinationServicePortName',
-  'ingressNetworkPolicyName', 'ingressNetworkPolicyNamespace', 'ingressNetworkPolicyType', 'ingressNetworkPolicyRuleName', 'ingressNetworkPolicyRuleAction',
-  'egressNetworkPolicyName', 'egressNetworkPolicyNamespace', 'egressNetworkPolicyType', 'egressNetworkPolicyRuleName', 'egressNetworkPolicyRuleAction',
-  'tcpState', 'flowType', 'egressName', 'egressIP', 'egressNodeName', 'proxySnatPort',
-  'destinationClusterIPv4', 'proxySnatIPv4', 'destinationServiceIPv4',
-] as const;
+export const ANTREA_AGENT_FIELDS = agentFieldNames(4);
 
 export function antreaAgentTemplate(id = 256, observationDomainId = 0x5eed): Template {
   return makeTemplate(id, ANTREA_AGENT_FIELDS.map((n) => field(n)), observationDomainId);
@@ -38,7 +29,7 @@ export function antreaAgentValues(i: number): FieldValue[] {
   const start = 1_700_000_000 + (i % 3600);
   const src = i % 200;
   const dst = (i * 7) % 1000;
-  const v: Record<(typeof ANTREA_AGENT_FIELDS)[number], FieldValue> = {
+  const v: Record<string, FieldValue> = {
     flowStartSeconds: start, flowEndSeconds: start + 60, flowEndReason: 2, sourceTransportPort: 30000 + (i % 30000),
     destinationTransportPort: 8080, protocolIdentifier: 6, packetTotalCount: 1000 + i, octetTotalCount: 1_500_000 + i * 7,
     packetDeltaCount: 10, octetDeltaCount: 15_000, sourceIPv4Address: `10.10.1.${src + 1}`,

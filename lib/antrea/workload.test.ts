@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { flowRecordReader } from '../../schemas/flow-record.js';
+import { FLOW_KINDS, antreaWorkload, fnv1 } from './workload.js';
+import { FlowRecordEncoder } from './records.js';
+
+test('the same seed gives the same records; every kind, both families, both arrival orders of the halves', () => {
+  const w = antreaWorkload({ nodes: 6, flows: 400, seed: 7, ipv6Share: 0.2 });
+  const a = [...w.records()];
+  const b = [...antreaWorkload({ nodes: 6, flows: 400, seed: 7, ipv6Share: 0.2 }).records()];
+  assert.deepEqual(a, b);
+  assert.equal(a.length, w.recordCount);
+  assert.deepEqual(new Set(Array.from({ length: 400 }, (_, i) => w.flow(i).kind)), new Set(FLOW_KINDS));
+  assert.deepEqual(new Set(Array.from({ length: 400 }, (_, i) => w.flow(i).family)), new Set([4, 6]));
+  for (let i = 1; i < a.length; i++) assert.ok(a[i]!.exportTime >= a[i - 1]!.exportTime, 'export-time order');
+  const firstHalf = new Map<number, string>();
+  for (const r of a) if (w.flow(r.flow).reporters.length === 2 && !firstHalf.has(r.flow)) firstHalf.set(r.flow, r.half);
+  assert.deepEqual(new Set(firstHalf.values()), new Set(['source', 'destination']));
+  const perHalf = new Map<string, number>();
+  for (const r of a) perHalf.set(`${r.flow}/${r.half}`, (perHalf.get(`${r.flow}/${r.half}`) ?? 0) + 1);
+  assert.ok([...perHalf.values()].every((n) => n === 5));
+  assert.notDeepEqual([...antreaWorkload({ nodes: 6, flows: 400, seed: 8 }).records()].slice(0, 10), a.slice(0, 10));
+});
+
+test('the FlowRecords are what ingest writes; totals grow by the plan\'s rate; the ends of a FROM_EXTERNAL flow share a key', () => {
+  const w = antreaWorkload({ nodes: 4, flows: 300, seed: 3, mix: { fromExternal: 1, interNode: 1 } });
+  const encoder = new FlowRecordEncoder();
+  const reader = flowRecordReader();
+  const keys = new Map<number, Set<string>>();
+  for (const r of w.records()) {
+    const { key, value } = encoder.flowRecord(r);
+    const rec = reader.decode(value);
+    const plan = w.flow(r.flow);
+    assert.equal(rec.packetTotalCount, plan.rate.packets * (r.round + 1));
+    assert.equal(rec.exporterAddress, r.node.address);
+    assert.equal(rec.observationDomainId, r.node.observationDomainId);
+    assert.equal(rec.exportTime, r.exportTime * 1000);
+    keys.set(r.flow, (keys.get(r.flow) ?? new Set()).add(key.toString('hex')));
+  }
+  assert.ok([...keys.values()].every((k) => k.size === 1), 'both halves of every flow have one key (the FROM_EXTERNAL rewrite included)');
+});
+
+test('FNV-1 32 of a Node name, as Go\'s hash/fnv New32', () => {
+  assert.equal(fnv1(''), 0x811c9dc5);
+  assert.equal(fnv1('a'), 0x050c5d7e);
+  assert.equal(fnv1('foobar'), 0x31f0b262);
+});

@@ -1,0 +1,170 @@
+// The changelog codec: a partition's aggregation state as records of the compacted topic
+// processor.state (partition i holds the state of flows.raw partition i). A flow is two records, so that
+// the frequent change (counters, times, lifecycle) does not rewrite the rare one (names, addresses):
+//
+//   key: flow key               value: 01 01 | Uint8 row | 4 Int32 LE (Service port, SNAT port, source port, exports) | Float64 row LE
+//   key: flow key + 01          value: 01 02 | per interned column, in Avro's encoding: an Avro string (text) or bytes (address, UUID)
+//   key: FF 01                  value: 01 03 | watermark Float64 LE | next flow sequence Float64 LE | input offset Float64 LE
+//
+// The watermark record is written by every commit, with the input offset committed with it: a restore
+// that finds another committed offset knows the group's offsets were moved (a replay) since.
+//
+// A deleted flow gets a tombstone under both its keys. Restoring reads the partition to its end and
+// applies every record in order (restore.ts).
+import { FlowaggError } from '../../lib/errors.js';
+import { type RecordBuffer } from '../../ingest/records/record-buffer.js';
+import { latin1, utf8 } from '../../schemas/flow-record-scanner.js';
+import { PROCESSOR_STATE_CORRUPT } from '../errors.js';
+import { F_WIDTH, I_INTERNED_END, I_SERVICE_PORT, I_UUID, I_WIDTH, U_DIRTY, U_WIDTH } from './columns.js';
+import { type FlowStore } from './store.js';
+
+const VERSION = 1;
+const KIND_STATS = 1;
+const KIND_IDENTITY = 2;
+const KIND_WATERMARK = 3;
+const IDENTITY_SUFFIX = 1;
+/** Int32 columns after the interned ones: plain integers, kept as they are. */
+const PLAIN_INTS = I_WIDTH - I_SERVICE_PORT;
+const STATS_LENGTH = 2 + U_WIDTH + 4 * PLAIN_INTS + 8 * F_WIDTH;
+
+export const WATERMARK_KEY = Buffer.from([0xff, 0x01]);
+/** Flow keys are 6 (no addresses), 14 (IPv4) or 38 (IPv6) bytes; identity keys one more. */
+const FLOW_KEY_LENGTHS = new Set([6, 14, 38]);
+const IDENTITY_KEY_LENGTHS = new Set([7, 15, 39]);
+
+export function identityKey(flowKey: string): Buffer {
+  const b = Buffer.allocUnsafe(flowKey.length + 1);
+  b.write(flowKey, 0, 'latin1');
+  b[flowKey.length] = IDENTITY_SUFFIX;
+  return b;
+}
+
+/** The changelog key of a flow's stats (the flow key) or identity (flow key + 01), written into `out`. */
+export function encodeKey(flowKey: string, identity: boolean, out: RecordBuffer): Buffer {
+  out.reserve(flowKey.length + 1);
+  const o = out.buf;
+  const start = out.pos;
+  let p = start + o.write(flowKey, start, 'latin1');
+  if (identity) o[p++] = IDENTITY_SUFFIX;
+  out.pos = p;
+  return o.subarray(start, p);
+}
+
+/** Text columns hold UTF-8; the others (UUIDs, addresses) one byte per character. */
+const isTextColumn = (c: number): boolean => c < I_UUID;
+
+export function encodeStats(store: FlowStore, slot: number, out: RecordBuffer): Buffer {
+  out.reserve(STATS_LENGTH);
+  const o = out.buf;
+  const v = out.view;
+  let p = out.pos;
+  const start = p;
+  o[p++] = VERSION;
+  o[p++] = KIND_STATS;
+  const u = slot * U_WIDTH;
+  for (let c = 0; c < U_WIDTH; c++) o[p++] = c === U_DIRTY ? 0 : store.u8[u + c]!;
+  const i = slot * I_WIDTH + I_SERVICE_PORT;
+  for (let c = 0; c < PLAIN_INTS; c++, p += 4) v.setInt32(p, store.i32[i + c]!, true);
+  const f = slot * F_WIDTH;
+  for (let c = 0; c < F_WIDTH; c++, p += 8) v.setFloat64(p, store.f64[f + c]!, true);
+  out.pos = p;
+  return o.subarray(start, p);
+}
+
+export function encodeIdentity(store: FlowStore, slot: number, out: RecordBuffer): Buffer {
+  const pool = store.pool;
+  const ids = store.i32;
+  const at = slot * I_WIDTH;
+  let room = 2;
+  for (let c = 0; c < I_INTERNED_END; c++) room += (isTextColumn(c) ? pool.avroString(ids[at + c]!) : pool.avroBytes(ids[at + c]!)).length;
+  out.reserve(room);
+  const o = out.buf;
+  let p = out.pos;
+  const start = p;
+  o[p++] = VERSION;
+  o[p++] = KIND_IDENTITY;
+  for (let c = 0; c < I_INTERNED_END; c++) {
+    const encoded = isTextColumn(c) ? pool.avroString(ids[at + c]!) : pool.avroBytes(ids[at + c]!);
+    o.set(encoded, p);
+    p += encoded.length;
+  }
+  out.pos = p;
+  return o.subarray(start, p);
+}
+
+const WATERMARK_LENGTH = 26;
+
+export function encodeWatermark(watermark: number, nextSeq: number, inputOffset: number): Buffer {
+  const b = Buffer.alloc(WATERMARK_LENGTH);
+  b[0] = VERSION;
+  b[1] = KIND_WATERMARK;
+  b.writeDoubleLE(watermark, 2);
+  b.writeDoubleLE(nextSeq, 10);
+  b.writeDoubleLE(inputOffset, 18);
+  return b;
+}
+
+export type ChangelogRecord =
+  | { readonly kind: 'stats'; readonly flowKey: string }
+  | { readonly kind: 'identity'; readonly flowKey: string }
+  | { readonly kind: 'watermark'; readonly watermark: number; readonly nextSeq: number; readonly inputOffset: number }
+  | { readonly kind: 'deleted'; readonly flowKey: string };
+
+function corrupt(why: string, key: Buffer): FlowaggError {
+  return new FlowaggError(PROCESSOR_STATE_CORRUPT, `changelog record with key ${key.toString('hex')}: ${why}`, { context: { key: key.toString('hex') } });
+}
+
+/**
+ * Applies one changelog record to the store (creating the flow's slot on its first record); a
+ * watermark record is returned for the caller to keep. Throws PROCESSOR_STATE_CORRUPT for a record this
+ * version cannot read.
+ */
+export function applyChangelogRecord(store: FlowStore, key: Buffer, value: Buffer | null): ChangelogRecord {
+  if (key.length === WATERMARK_KEY.length && key.equals(WATERMARK_KEY)) {
+    if (value === null || value.length !== WATERMARK_LENGTH || value[0] !== VERSION || value[1] !== KIND_WATERMARK) throw corrupt('not a watermark record', key);
+    return { kind: 'watermark', watermark: value.readDoubleLE(2), nextSeq: value.readDoubleLE(10), inputOffset: value.readDoubleLE(18) };
+  }
+  const identity = IDENTITY_KEY_LENGTHS.has(key.length);
+  if (!identity && !FLOW_KEY_LENGTHS.has(key.length)) throw corrupt(`a key of ${key.length} bytes is no flow key`, key);
+  const flowKey = latin1(key, 0, identity ? key.length - 1 : key.length);
+  if (value === null) {
+    const slot = store.slotOf(flowKey);
+    if (!identity && slot >= 0) store.remove(slot);
+    return { kind: 'deleted', flowKey };
+  }
+  if (value.length < 2 || value[0] !== VERSION) throw corrupt(`version ${value[0]} is not ${VERSION}`, key);
+  let slot = store.slotOf(flowKey);
+  if (slot < 0) slot = store.add(flowKey);
+  if (value[1] === KIND_STATS && !identity) {
+    if (value.length !== STATS_LENGTH) throw corrupt(`${value.length} bytes, a stats record has ${STATS_LENGTH}`, key);
+    let p = 2;
+    const u = slot * U_WIDTH;
+    for (let c = 0; c < U_WIDTH; c++) store.u8[u + c] = value[p++]!;
+    const i = slot * I_WIDTH + I_SERVICE_PORT;
+    for (let c = 0; c < PLAIN_INTS; c++, p += 4) store.i32[i + c] = value.readInt32LE(p);
+    const f = slot * F_WIDTH;
+    for (let c = 0; c < F_WIDTH; c++, p += 8) store.f64[f + c] = value.readDoubleLE(p);
+    return { kind: 'stats', flowKey };
+  }
+  if (value[1] === KIND_IDENTITY && identity) {
+    let p = 2;
+    for (let c = 0; c < I_INTERNED_END; c++) {
+      let zigzag = 0;
+      let shift = 0;
+      for (;;) {
+        const b = value[p++];
+        if (b === undefined || shift > 28) throw corrupt('truncated', key);
+        zigzag |= (b & 0x7f) << shift;
+        if (b < 0x80) break;
+        shift += 7;
+      }
+      const n = zigzag >>> 1;
+      if ((zigzag & 1) !== 0 || p + n > value.length) throw corrupt('bad or truncated length', key);
+      store.setInterned(slot, c, isTextColumn(c) ? utf8(value, p, p + n) : latin1(value, p, p + n));
+      p += n;
+    }
+    if (p !== value.length) throw corrupt(`${value.length - p} trailing bytes`, key);
+    return { kind: 'identity', flowKey };
+  }
+  throw corrupt(`kind ${value[1]} does not fit a key of ${key.length} bytes`, key);
+}

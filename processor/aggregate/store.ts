@@ -1,0 +1,136 @@
+// The flow store of one input partition: every flow's state in three typed-array rows (columns.ts)
+// indexed by a slot number, the flow key → slot index in one Map keyed by the key's bytes as a latin1
+// string (6 to 38 characters), freed slots reused, capacity doubled when full. No object per flow: at a
+// million flows the store holds about 560 bytes per flow (measured by the processor benchmark).
+import { EMPTY_ID, StringPool } from './intern.js';
+import { F_WIDTH, I_INTERNED_END, I_WIDTH, U_DIRTY, U_WIDTH } from './columns.js';
+
+const INITIAL_CAPACITY = 1024;
+
+export class FlowStore {
+  f64: Float64Array;
+  i32: Int32Array;
+  u8: Uint8Array;
+  /** Slot → flow key (latin1 of the key bytes); '' for a free slot. */
+  keys: string[];
+  readonly pool = new StringPool();
+  private readonly index = new Map<string, number>();
+  private dirty: number[] = [];
+  private freeSlots: Int32Array;
+  private freeCount = 0;
+  /** Slots ever handed out (free or not); beyond it every slot is unused. */
+  private used = 0;
+  /** Called with (old, new) capacity after a growth, so that per-slot structures can follow. */
+  onGrow: (capacity: number) => void = () => {};
+
+  constructor(capacity = INITIAL_CAPACITY) {
+    this.f64 = new Float64Array(capacity * F_WIDTH);
+    this.i32 = new Int32Array(capacity * I_WIDTH);
+    this.u8 = new Uint8Array(capacity * U_WIDTH);
+    this.keys = new Array<string>(capacity).fill('');
+    this.freeSlots = new Int32Array(capacity);
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  /** Flows with changes not yet written to the changelog (an upper bound). */
+  get dirtyCount(): number {
+    return this.dirty.length;
+  }
+
+  get capacity(): number {
+    return this.keys.length;
+  }
+
+  /** The slot of a flow key, or -1. */
+  slotOf(key: string): number {
+    return this.index.get(key) ?? -1;
+  }
+
+  /** A zeroed slot for a new flow key (not already in the store). */
+  add(key: string): number {
+    let slot: number;
+    if (this.freeCount > 0) slot = this.freeSlots[--this.freeCount]!;
+    else {
+      if (this.used === this.capacity) this.grow();
+      slot = this.used++;
+    }
+    this.keys[slot] = key;
+    this.index.set(key, slot);
+    return slot;
+  }
+
+  /** Frees a flow's slot: its interned ids are released and its rows zeroed for the next flow. */
+  remove(slot: number): void {
+    const i = slot * I_WIDTH;
+    for (let c = 0; c < I_INTERNED_END; c++) this.pool.release(this.i32[i + c]!);
+    this.i32.fill(0, i, i + I_WIDTH);
+    this.f64.fill(0, slot * F_WIDTH, (slot + 1) * F_WIDTH);
+    this.u8.fill(0, slot * U_WIDTH, (slot + 1) * U_WIDTH);
+    this.index.delete(this.keys[slot]!);
+    this.keys[slot] = '';
+    this.freeSlots[this.freeCount++] = slot;
+  }
+
+  /** Sets an interned column; returns whether its value changed. */
+  setInterned(slot: number, column: number, text: string): boolean {
+    const at = slot * I_WIDTH + column;
+    const old = this.i32[at]!;
+    if (text.length === 0) {
+      if (old === EMPTY_ID) return false;
+      this.pool.release(old);
+      this.i32[at] = EMPTY_ID;
+      return true;
+    }
+    if (old !== EMPTY_ID && this.pool.text(old) === text) return false;
+    this.i32[at] = this.pool.acquire(text);
+    this.pool.release(old);
+    return true;
+  }
+
+  text(slot: number, column: number): string {
+    return this.pool.text(this.i32[slot * I_WIDTH + column]!);
+  }
+
+  /** Marks what the next commit must write to the changelog for this flow (DIRTY_* bits). */
+  markDirty(slot: number, bits: number): void {
+    const at = slot * U_WIDTH + U_DIRTY;
+    const before = this.u8[at]!;
+    if (before === 0) this.dirty.push(slot);
+    this.u8[at] = before | bits;
+  }
+
+  /**
+   * The slots marked dirty since the last call, once each. A slot freed since (its marks cleared) or
+   * freed and reused may appear twice: callers skip a slot whose marks are already cleared.
+   */
+  takeDirty(): number[] {
+    const dirty = this.dirty;
+    this.dirty = [];
+    return dirty;
+  }
+
+  /** Every occupied slot, in the order the flows were added. */
+  *slots(): IterableIterator<number> {
+    for (const slot of this.index.values()) yield slot;
+  }
+
+  private grow(): void {
+    const capacity = this.capacity * 2;
+    const grow = <T extends Float64Array | Int32Array | Uint8Array>(a: T, width: number): T => {
+      const next = new (a.constructor as new (n: number) => T)(capacity * width);
+      next.set(a);
+      return next;
+    };
+    this.f64 = grow(this.f64, F_WIDTH);
+    this.i32 = grow(this.i32, I_WIDTH);
+    this.u8 = grow(this.u8, U_WIDTH);
+    this.freeSlots = grow(this.freeSlots, 1);
+    const keys = this.keys;
+    keys.length = capacity;
+    keys.fill('', this.used);
+    this.onGrow(capacity);
+  }
+}

@@ -1,0 +1,330 @@
+// The processor service: consumes flows.raw in a consumer group and writes flows.processed, one task
+// per assigned input partition (task.ts), in aggregate or proxy mode.
+//
+// Assignment of a partition (start, restart, rebalance), in this order:
+//   1. its transactional producer (id <group>-<topic>-<partition>) begins a transaction, which fences
+//      any older producer with that id: a zombie instance can commit nothing from then on;
+//   2. aggregate mode: its state is restored from its processor.state partition, read to the end;
+//   3. its committed input offset is read and the consumer moved there. Everything committed before the
+//      fence is in both the changelog and the offset, nothing after it can be, so state and position agree.
+// Revocation (rebalance, stop): the task commits what it applied and closes. A failed commit rebuilds
+// the partition the same way as an assignment.
+//
+// createProcessor() is inert; start() creates the topics and joins the group; stop() leaves it.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FlowaggError, isFlowaggError } from '../lib/errors.js';
+import { LOG_PRODUCER_FENCED } from '../lib/log/errors.js';
+import { type Batch, type Consumer, type MessageLog, type Reader, type TopicPartition } from '../lib/log/types.js';
+import { type MetadataSource } from '../lib/k8s/metadata.js';
+import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
+import { type AvroFraming } from '../schemas/avro.js';
+import { FlowRecordScanner } from '../schemas/flow-record-scanner.js';
+import { type AggregatorCounters, type AggregatorSettings } from './aggregate/aggregator.js';
+import { flowRecordTimeouts, type ProcessorConfig } from './config.js';
+import { PROCESSOR_STATE } from './errors.js';
+import { type MetadataOptions } from './metadata-fill.js';
+import { processorMetrics as metrics } from './metrics.js';
+import { restoreAggregation } from './restore.js';
+import { PartitionTask, type TaskSettings } from './task.js';
+import { AggregateWork, type PartitionWork, ProxyWork, type WorkDeps } from './work.js';
+
+/** processor.state segments roll at this size, so that compaction keeps the changelog near the live state. */
+const CHANGELOG_SEGMENT_BYTES = 64 * 2 ** 20;
+const REBUILD_BACKOFF_MIN_MS = 100;
+const REBUILD_BACKOFF_MAX_MS = 30_000;
+
+export interface ProcessorDeps {
+  readonly log: MessageLog;
+  /** Kubernetes metadata (informers or an inventory file); without it nothing is looked up. */
+  readonly metadata?: MetadataSource;
+  readonly logger?: Logger;
+  readonly now?: () => number;
+  /** Framing of the records written (default single-object). */
+  readonly framing?: AvroFraming;
+  /** Framing ingest writes flows.raw with (log.valueFormat): a Confluent id is read as the current schema. */
+  readonly inputFraming?: AvroFraming;
+}
+
+export type ProcessorState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
+
+export interface ProcessorStats {
+  readonly mode: 'aggregate' | 'proxy';
+  readonly partitions: number;
+  readonly flows: number;
+  readonly records: number;
+  readonly outputs: number;
+  readonly badRecords: number;
+  readonly uncorrelatedDropped: number;
+}
+
+export interface Processor {
+  readonly state: ProcessorState;
+  start(): Promise<void>;
+  /** Commits what was processed and leaves the group. */
+  stop(): Promise<void>;
+  /**
+   * End of input (`flowagg pipeline`, with nothing left to consume): every flow of every assigned
+   * partition exported now and committed, as if time had moved past every deadline.
+   */
+  finish(): Promise<void>;
+  stats(): ProcessorStats;
+  readiness(): { ready: boolean; detail?: string };
+  /** The aggregation state of the assigned partitions, for /flowrecords (empty in proxy mode). */
+  tasks(): readonly PartitionTask[];
+  /** recordContents.podLabels changed while running (Antrea applies it live): labels in the records output from now on. */
+  setPodLabels(on: boolean): void;
+}
+
+type Totals = AggregatorCounters & { badRecords: number };
+const zeroTotals = (): Totals => ({ records: 0, stale: 0, missingTimes: 0, created: 0, correlated: 0, exported: 0, uncorrelatedExported: 0, uncorrelatedDropped: 0, evicted: 0, deleted: 0, badRecords: 0 });
+
+export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): Processor {
+  const logger = deps.logger ?? componentLogger('processor');
+  const now = deps.now ?? Date.now;
+  const section = config.processor;
+  const topics = config.log.topics;
+  const mode = config.mode === 'Proxy' ? 'proxy' : 'aggregate';
+  const timeouts = flowRecordTimeouts(config);
+  const aggregation: AggregatorSettings = {
+    activeMs: timeouts.activeMs, inactiveMs: timeouts.inactiveMs, exportDelayMs: section.exportDelay,
+    correlationRetries: section.correlationRetries, uncorrelated: section.uncorrelated, maxFlows: section.maxFlowsPerPartition,
+  };
+  const metadataOptions: MetadataOptions = {
+    metadata: deps.metadata, podLabels: config.recordContents.podLabels, includeK8sUIDs: config.flowCollector?.includeK8sUIDs ?? false,
+  };
+  /** Input records processed and output records committed, over every task this instance ran. */
+  const io = { records: 0, outputs: 0 };
+  const taskSettings: TaskSettings = {
+    groupId: section.groupId, inputTopic: topics.flowsRaw, outputTopic: topics.flowsProcessed, changelogTopic: topics.processorState,
+    commitRecords: section.commitRecords, commitIntervalMs: section.commitInterval, idleAdvanceMs: section.idleWatermarkAdvance, now,
+    onCommitted: (outputs) => void (io.outputs += outputs),
+  };
+  const workDeps: WorkDeps = { scanner: new FlowRecordScanner(deps.inputFraming?.kind === 'confluent' ? deps.inputFraming.schemaId : undefined), metadata: metadataOptions, framing: deps.framing ?? { kind: 'single-object' }, logger, budget: section.commitRecords };
+  const tasks = new Map<number, PartitionTask>();
+  /** Counters of tasks already gone, plus what live tasks reported last. */
+  const totals = zeroTotals();
+  const reported = new WeakMap<PartitionWork, Totals>();
+  let state: ProcessorState = 'created';
+  let consumer: Consumer | undefined;
+  let reader: Reader | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  const guard = (method: string, allowed: readonly ProcessorState[]) => {
+    if (!allowed.includes(state)) throw new FlowaggError(PROCESSOR_STATE, `processor.${method}() is not allowed in state ${state}`, { context: { method, state } });
+  };
+
+  /** Adds what a task's work counted since its last report to the totals and the metrics. */
+  function report(work: PartitionWork): void {
+    const last = reported.get(work) ?? zeroTotals();
+    const current: Totals = { ...(work.aggregator?.counters ?? zeroTotals()), badRecords: work.badRecords };
+    const delta = (k: keyof Totals) => current[k] - last[k];
+    for (const k of Object.keys(totals) as (keyof Totals)[]) totals[k] += delta(k);
+    metrics.badRecords.labels('not_a_flow_record').inc(delta('badRecords'));
+    metrics.badRecords.labels('no_flow_times').inc(delta('missingTimes'));
+    metrics.stale.inc(delta('stale'));
+    metrics.correlated.inc(delta('correlated'));
+    metrics.uncorrelated.labels('exported').inc(delta('uncorrelatedExported'));
+    metrics.uncorrelated.labels('dropped').inc(delta('uncorrelatedDropped'));
+    metrics.evicted.inc(delta('evicted'));
+    reported.set(work, current);
+  }
+
+  function newWork(): PartitionWork {
+    return mode === 'aggregate' ? new AggregateWork(aggregation, section.maxClockAhead, workDeps) : new ProxyWork(workDeps);
+  }
+
+  async function committedOffset(partition: number): Promise<number | null> {
+    const lag = await deps.log.admin().fetchGroupLag(section.groupId);
+    return lag.find((l) => l.topic === topics.flowsRaw && l.partition === partition)?.committed ?? null;
+  }
+
+  /** Fence, restore, position: a task for an assigned partition (see the file comment). */
+  async function openTask(partition: number): Promise<PartitionTask> {
+    const producer = deps.log.transactionalProducer(`${section.groupId}-${topics.flowsRaw}-${partition}`);
+    try {
+      const first = await producer.begin();
+      const work = newWork();
+      const committed = await committedOffset(partition);
+      if (work.aggregator !== undefined) {
+        const timer = metrics.restoreSeconds.startTimer();
+        const restored = await restoreAggregation(reader!, topics.processorState, partition, work.aggregator, logger, now);
+        timer();
+        metrics.restoredRecords.inc(restored.records);
+        logger.info({ partition, ...restored }, 'partition state restored');
+        // The state goes with the input offset committed with it; another one means the group's offsets
+        // were moved since (flowagg offsets reset): what is replayed starts from an empty state.
+        if (restored.inputOffset !== null && restored.inputOffset !== (committed ?? 0)) {
+          logger.warn({ partition, stateOffset: restored.inputOffset, committed }, 'the committed input offset is not the one of the saved state (offsets were reset): starting the partition from an empty state');
+          work.aggregator.discard();
+        }
+      }
+      if (committed !== null) consumer!.seek({ topic: topics.flowsRaw, partition, offset: committed });
+      return new PartitionTask(partition, work, producer, first, committed ?? 0, taskSettings, logger);
+    } catch (err) {
+      await producer.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  const assigned = (partition: number) => consumer!.assignment().some((tp) => tp.topic === topics.flowsRaw && tp.partition === partition);
+
+  /**
+   * Opens a partition's task, retrying with a backoff while the log fails (the consumer redelivers the
+   * partition's batches meanwhile, refused until the task exists).
+   */
+  async function open(partition: number, delayFirst: boolean): Promise<void> {
+    for (let attempt = 1; state === 'running' || state === 'starting'; attempt++) {
+      if (delayFirst || attempt > 1) await sleep(Math.min(REBUILD_BACKOFF_MAX_MS, REBUILD_BACKOFF_MIN_MS * 2 ** (attempt - 1)));
+      if (!assigned(partition) || tasks.has(partition)) return;
+      try {
+        tasks.set(partition, await openTask(partition));
+        metrics.partitions.set(tasks.size);
+        return;
+      } catch (err) {
+        logger.error({ partition, attempt, err }, 'could not open the partition (restore or offsets failed); retrying');
+      }
+    }
+  }
+
+  async function assign(partitions: readonly TopicPartition[]): Promise<void> {
+    for (const tp of partitions) {
+      if (tp.topic !== topics.flowsRaw) continue;
+      try {
+        tasks.set(tp.partition, await openTask(tp.partition));
+      } catch (err) {
+        logger.error({ partition: tp.partition, err }, 'could not open the partition (restore or offsets failed); retrying');
+        void open(tp.partition, true);
+      }
+    }
+    metrics.partitions.set(tasks.size);
+    logger.info({ partitions: [...tasks.keys()] }, 'partitions assigned');
+  }
+
+  async function revoke(partitions: readonly TopicPartition[]): Promise<void> {
+    await Promise.all(partitions.map(async (tp) => {
+      const task = tasks.get(tp.partition);
+      if (task === undefined || tp.topic !== topics.flowsRaw) return;
+      tasks.delete(tp.partition);
+      await task.close(true).catch((err: unknown) => logger.warn({ partition: tp.partition, err }, 'final commit of a revoked partition failed'));
+      report(task.work);
+    }));
+    metrics.partitions.set(tasks.size);
+    logger.info({ revoked: partitions.map((tp) => tp.partition), partitions: [...tasks.keys()] }, 'partitions revoked');
+  }
+
+  /** A task whose commit failed: rebuilt from its changelog and committed offset, unless another instance fenced it. */
+  async function rebuild(task: PartitionTask): Promise<void> {
+    if (tasks.get(task.partition) !== task) return;
+    tasks.delete(task.partition);
+    await task.close(false);
+    report(task.work);
+    if (isFlowaggError(task.failure, LOG_PRODUCER_FENCED)) {
+      logger.warn({ partition: task.partition }, 'another instance took this partition over (our producer was fenced); leaving it to the rebalance');
+      return;
+    }
+    await open(task.partition, true);
+  }
+
+  async function eachBatch(batch: Batch): Promise<void> {
+    const task = tasks.get(batch.partition);
+    if (task === undefined) throw new FlowaggError(PROCESSOR_STATE, `a batch of ${batch.topic}-${batch.partition}, which has no task yet (being opened or rebuilt)`);
+    try {
+      await task.processBatch(batch.records);
+    } catch (err) {
+      // The consumer delivers the batch again; the rebuilt task moves the consumer to the committed offset.
+      if (task.failed) void rebuild(task);
+      throw err;
+    } finally {
+      report(task.work);
+    }
+    io.records += batch.records.length;
+    metrics.records.labels(mode).inc(batch.records.length);
+  }
+
+  function tick(): void {
+    let flows = 0;
+    for (const task of tasks.values()) {
+      flows += task.work.flows;
+      const w = task.work.aggregator?.watermark ?? 0;
+      if (w > 0) metrics.watermarkLag.labels(String(task.partition)).set((now() - w) / 1000);
+      void task.tick().then(() => (task.failed ? rebuild(task) : undefined)).catch((err: unknown) => logger.error({ partition: task.partition, err }, 'processor tick failed'));
+    }
+    metrics.flows.set(flows);
+  }
+
+  async function ensureTopics(): Promise<void> {
+    const admin = deps.log.admin();
+    await admin.createTopics([
+      { topic: topics.flowsRaw, partitions: topics.flowsRawPartitions, cleanupPolicy: 'delete' },
+      { topic: topics.flowsProcessed, partitions: topics.flowsProcessedPartitions, cleanupPolicy: 'delete' },
+      { topic: topics.processorState, partitions: topics.flowsRawPartitions, cleanupPolicy: 'compact', segmentBytes: CHANGELOG_SEGMENT_BYTES },
+    ]);
+    const described = await admin.listTopics();
+    const input = described.find((t) => t.topic === topics.flowsRaw);
+    const changelog = described.find((t) => t.topic === topics.processorState);
+    if (input !== undefined && changelog !== undefined && input.partitions !== changelog.partitions) {
+      throw new FlowaggError(PROCESSOR_STATE, `${topics.processorState} has ${changelog.partitions} partitions and ${topics.flowsRaw} ${input.partitions}: partition i of the changelog holds the state of input partition i, so they must have as many (recreate ${topics.processorState}, or set log.topics.flowsRawPartitions to ${input.partitions})`, {
+        context: { changelog: changelog.partitions, input: input.partitions },
+      });
+    }
+  }
+
+  return {
+    get state() {
+      return state;
+    },
+    async start() {
+      guard('start', ['created']);
+      state = 'starting';
+      for (const warning of timeouts.warnings) logger.warn(warning);
+      try {
+        await ensureTopics();
+        reader = deps.log.reader();
+        consumer = deps.log.consumer({ groupId: section.groupId, isolation: 'read_committed', startFrom: 'earliest', maxBatchRecords: section.maxBatchRecords });
+        await consumer.subscribe([topics.flowsRaw]);
+        state = 'running';
+        await consumer.run({ eachBatch, onAssign: assign, onRevoke: revoke });
+        timer = setInterval(tick, Math.max(10, Math.min(section.commitInterval, 1000) / 2));
+        timer.unref();
+        logger.info({ mode, groupId: section.groupId, input: topics.flowsRaw, output: topics.flowsProcessed, changelog: mode === 'aggregate' ? topics.processorState : undefined }, 'processor started');
+      } catch (err) {
+        state = 'failed';
+        await consumer?.stop().catch(() => undefined);
+        await reader?.close().catch(() => undefined);
+        throw err;
+      }
+    },
+    async stop() {
+      if (state === 'created' || state === 'stopped') {
+        state = 'stopped';
+        return;
+      }
+      guard('stop', ['running', 'failed']);
+      state = 'stopping';
+      clearInterval(timer);
+      await consumer?.stop();
+      await Promise.all([...tasks.values()].map((t) => t.close(true).catch(() => undefined)));
+      tasks.clear();
+      await reader?.close();
+      state = 'stopped';
+      logger.info(totals, 'processor stopped');
+    },
+    async finish() {
+      guard('finish', ['running']);
+      await Promise.all([...tasks.values()].map((t) => t.finish()));
+    },
+    stats() {
+      let flows = 0;
+      for (const task of tasks.values()) flows += task.work.flows;
+      return { mode, partitions: tasks.size, flows, records: io.records, outputs: io.outputs, badRecords: totals.badRecords + totals.missingTimes, uncorrelatedDropped: totals.uncorrelatedDropped };
+    },
+    readiness() {
+      if (state !== 'running') return { ready: false, detail: `processor is ${state}` };
+      return { ready: true };
+    },
+    tasks: () => [...tasks.values()],
+    setPodLabels: (on) => {
+      metadataOptions.podLabels = on;
+    },
+  };
+}

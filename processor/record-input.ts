@@ -1,0 +1,110 @@
+// What the processor reads from an input FlowRecord, on top of the compiled scanner
+// (schemas/flow-record-scanner.ts): field indexes resolved once, the event time of the record, the
+// Antrea predicates of reference §5.3–5.4 (correlation needed, which Node reported it), and the flow key.
+import { FLOW_TYPE_FROM_EXTERNAL, FLOW_KEY_MAX_LENGTH, FlowKeyInput, writeFlowKey } from '../ingest/records/flow-key.js';
+import { fieldIndex, latin1, type ScannedRecord } from '../schemas/flow-record-scanner.js';
+
+export const FLOW_TYPE_INTRA_NODE = 1;
+export const FLOW_TYPE_INTER_NODE = 2;
+export const FLOW_TYPE_TO_EXTERNAL = 3;
+export { FLOW_TYPE_FROM_EXTERNAL };
+export const ACTION_DROP = 2;
+export const ACTION_REJECT = 3;
+export const END_OF_FLOW = 3;
+
+export const R = {
+  exporterAddress: fieldIndex('exporterAddress'),
+  observationDomainId: fieldIndex('observationDomainId'),
+  exportTime: fieldIndex('exportTime'),
+  receiveTime: fieldIndex('receiveTime'),
+  flowStart: fieldIndex('flowStartMilliseconds'),
+  flowStartSource: fieldIndex('flowStartSource'),
+  flowEnd: fieldIndex('flowEndMilliseconds'),
+  flowEndSource: fieldIndex('flowEndSource'),
+  sourceIPv4: fieldIndex('sourceIPv4Address'),
+  destinationIPv4: fieldIndex('destinationIPv4Address'),
+  sourceIPv6: fieldIndex('sourceIPv6Address'),
+  destinationIPv6: fieldIndex('destinationIPv6Address'),
+  sourcePort: fieldIndex('sourceTransportPort'),
+  destinationPort: fieldIndex('destinationTransportPort'),
+  protocol: fieldIndex('protocolIdentifier'),
+  flowEndReason: fieldIndex('flowEndReason'),
+  flowType: fieldIndex('flowType'),
+  flowDirection: fieldIndex('flowDirection'),
+  sourcePodName: fieldIndex('sourcePodName'),
+  sourcePodNamespace: fieldIndex('sourcePodNamespace'),
+  destinationPodName: fieldIndex('destinationPodName'),
+  destinationPodNamespace: fieldIndex('destinationPodNamespace'),
+  ingressAction: fieldIndex('ingressNetworkPolicyRuleAction'),
+  egressAction: fieldIndex('egressNetworkPolicyRuleAction'),
+  proxySnatIPv4: fieldIndex('proxySnatIPv4'),
+  proxySnatIPv6: fieldIndex('proxySnatIPv6'),
+  proxySnatPort: fieldIndex('proxySnatPort'),
+  destinationServicePort: fieldIndex('destinationServicePort'),
+  extras: fieldIndex('extras'),
+} as const;
+
+/** Whether a fixed field (an address, a UUID) is present and not all zeros (Antrea's "set"). */
+export function isSetBytes(r: ScannedRecord, field: number): boolean {
+  const s = r.start[field]!;
+  if (s < 0) return false;
+  const b = r.buf;
+  for (let i = s, end = s + r.length[field]!; i < end; i++) if (b[i] !== 0) return true;
+  return false;
+}
+
+/**
+ * The ingress-Node half of an inter-Node flow from outside the cluster (reference §5.2): FROM_EXTERNAL,
+ * no destination Pod, a proxy SNAT address. Its key is rewritten to the post-SNAT tuple.
+ */
+export function isFromExternalIngressHalf(r: ScannedRecord): boolean {
+  return r.num[R.flowType] === FLOW_TYPE_FROM_EXTERNAL && !r.hasText(R.destinationPodName) && (isSetBytes(r, R.proxySnatIPv4) || isSetBytes(r, R.proxySnatIPv6));
+}
+
+/** Egress Drop/Reject or ingress Reject: the other Node never reports the flow (§5.3). */
+export function isDenied(egressAction: number, ingressAction: number): boolean {
+  return egressAction === ACTION_DROP || egressAction === ACTION_REJECT || ingressAction === ACTION_REJECT;
+}
+
+/** §5.3: only inter-Node flows (and the ingress half of a FROM_EXTERNAL one) need both halves; deny flows never. */
+export function needsCorrelation(r: ScannedRecord): boolean {
+  if (isDenied(r.num0(R.egressAction), r.num0(R.ingressAction))) return false;
+  return r.num[R.flowType] === FLOW_TYPE_INTER_NODE || isFromExternalIngressHalf(r);
+}
+
+/** §5.4: reported by the source Node (a source Pod and no destination Pod, or the FROM_EXTERNAL ingress half). */
+export function isFromSourceNode(r: ScannedRecord): boolean {
+  return (r.hasText(R.sourcePodName) && !r.hasText(R.destinationPodName)) || isFromExternalIngressHalf(r);
+}
+
+/**
+ * The record's event time (ms): the export time of its IPFIX message, unless that is further than
+ * `maxAheadMs` ahead of when the collector received it (an exporter clock far ahead), then the receive
+ * time plus that much. Both are in the record, so the same record always has the same event time.
+ */
+export function eventTime(r: ScannedRecord, maxAheadMs: number): number {
+  const exportTime = r.num0(R.exportTime);
+  const received = r.num0(R.receiveTime);
+  return received > 0 && exportTime > received + maxAheadMs ? received + maxAheadMs : exportTime;
+}
+
+const keyInput = new FlowKeyInput();
+const keyBytes = Buffer.alloc(FLOW_KEY_MAX_LENGTH);
+
+/** The flow key of a record (ingest/records/flow-key.ts, FROM_EXTERNAL rewrite included), as a latin1 string. */
+export function flowKeyString(r: ScannedRecord): string {
+  const k = keyInput.reset(r.buf);
+  k.sourceIPv4 = r.start[R.sourceIPv4]!;
+  k.destinationIPv4 = r.start[R.destinationIPv4]!;
+  k.sourceIPv6 = r.start[R.sourceIPv6]!;
+  k.destinationIPv6 = r.start[R.destinationIPv6]!;
+  k.proxySnatIPv4 = r.start[R.proxySnatIPv4]!;
+  k.proxySnatIPv6 = r.start[R.proxySnatIPv6]!;
+  k.protocol = r.num0(R.protocol);
+  k.sourcePort = r.num0(R.sourcePort);
+  k.destinationPort = r.num0(R.destinationPort);
+  k.proxySnatPort = r.num0(R.proxySnatPort);
+  k.flowType = r.num0(R.flowType);
+  k.destinationPodNamed = r.hasText(R.destinationPodName);
+  return latin1(keyBytes, 0, writeFlowKey(k, keyBytes, 0));
+}

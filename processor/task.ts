@@ -1,0 +1,204 @@
+// One assigned input partition: its work (aggregate or proxy), its transactional producer, where it is in
+// the input, and its commits. A commit is one log transaction holding the output records, the changelog
+// records of the flows that changed since the previous commit, and the input offset: all visible together
+// or not at all, so a crash at any moment neither loses nor repeats anything (Kafka Streams' design).
+//
+// Commits are pipelined: a commit takes its snapshot synchronously and runs while processing goes on;
+// the next commit waits for it, so at most one transaction is open and about two commits' worth of
+// records wait in memory. A commit happens every commitRecords input records, every commitInterval
+// while there is work, and whenever expiries pile up past the budget. A failed transaction marks the
+// task failed: the runtime rebuilds the partition from its changelog and its committed offset.
+import { type LogRecord, type ProduceRecord, type Transaction, type TransactionalProducer } from '../lib/log/types.js';
+import { type Logger } from '../lib/telemetry/logger.js';
+import { processorMetrics } from './metrics.js';
+import { type PartitionWork } from './work.js';
+
+export interface TaskSettings {
+  readonly groupId: string;
+  readonly inputTopic: string;
+  readonly outputTopic: string;
+  readonly changelogTopic: string;
+  readonly commitRecords: number;
+  readonly commitIntervalMs: number;
+  /** 0: the watermark never moves without records. */
+  readonly idleAdvanceMs: number;
+  readonly now: () => number;
+  /** Told the number of output records of each committed transaction. */
+  readonly onCommitted?: (outputs: number) => void;
+}
+
+interface Snapshot {
+  readonly outputs: ProduceRecord[];
+  readonly changelog: ProduceRecord[];
+  readonly offset: number;
+}
+
+export class PartitionTask {
+  /** The next input offset to apply; records below it were applied already (a batch delivered again). */
+  position: number;
+  /** Why the last transaction failed; the runtime then rebuilds the task. */
+  failure: unknown = undefined;
+  private uncommitted = 0;
+  private committedPosition: number;
+  private lastCommitAt: number;
+  private lastInputAt: number;
+  private lastIdleAt: number;
+  private busy = false;
+  private ticking = false;
+  private closed = false;
+  private txn: Transaction | undefined;
+  /** Serialises commit calls: each waits for the previous one to have started its transaction. */
+  private lock: Promise<void> = Promise.resolve();
+  /** The transaction in flight. */
+  private inflight: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly partition: number,
+    readonly work: PartitionWork,
+    private readonly producer: TransactionalProducer,
+    firstTransaction: Transaction,
+    position: number,
+    private readonly settings: TaskSettings,
+    private readonly logger: Logger,
+  ) {
+    this.txn = firstTransaction;
+    this.position = position;
+    this.committedPosition = position;
+    const now = settings.now();
+    this.lastCommitAt = this.lastInputAt = this.lastIdleAt = now;
+  }
+
+  /** The input offset committed last (the next one to read after a restart). */
+  get committedOffset(): number {
+    return this.committedPosition;
+  }
+
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  /** Applies a batch of input records, committing as it goes. Throws when the task failed. */
+  async processBatch(records: readonly LogRecord[]): Promise<void> {
+    this.throwIfFailed();
+    this.busy = true;
+    this.lastInputAt = this.settings.now();
+    try {
+      for (const record of records) {
+        if (record.offset < this.position) continue;
+        while (!this.work.accept(record)) await this.commitOrThrow();
+        this.position = record.offset + 1;
+        if (++this.uncommitted >= this.settings.commitRecords) await this.commitOrThrow();
+      }
+    } finally {
+      this.busy = false;
+      this.lastInputAt = this.lastIdleAt = this.settings.now();
+    }
+  }
+
+  /** The runtime's timer: moves an idle partition's watermark on, and commits what waits for longer than commitInterval. */
+  async tick(): Promise<void> {
+    if (this.closed || this.failed || this.busy || this.ticking) return;
+    this.ticking = true;
+    try {
+      await this.tickOnce();
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async tickOnce(): Promise<void> {
+    const now = this.settings.now();
+    const idleAdvance = this.settings.idleAdvanceMs;
+    if (idleAdvance > 0 && now - this.lastInputAt >= idleAdvance) {
+      let done = this.work.idle(now - this.lastIdleAt);
+      this.lastIdleAt = now;
+      while (!done && !this.failed) {
+        await this.commit();
+        done = this.work.idle(0);
+      }
+    }
+    if ((this.uncommitted > 0 || this.work.pending > 0) && now - this.lastCommitAt >= this.settings.commitIntervalMs) await this.commit();
+  }
+
+  private async commitOrThrow(): Promise<void> {
+    await this.commit();
+    this.throwIfFailed();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /** Starts a commit of everything applied so far (after the one in flight); resolves once it started. */
+  commit(): Promise<void> {
+    this.lock = this.lock.then(() => this.startCommit());
+    return this.lock;
+  }
+
+  /** End of input (`flowagg pipeline`): every flow exported, committed, and durable. */
+  async finish(): Promise<void> {
+    while (!this.work.flush()) await this.commitOrThrow();
+    await this.flush();
+    this.throwIfFailed();
+  }
+
+  /** Commits everything and waits for it to be durable. */
+  async flush(): Promise<void> {
+    await this.commit();
+    await this.inflight;
+  }
+
+  private async startCommit(): Promise<void> {
+    await this.inflight;
+    if (this.failed || this.closed) return;
+    const outputs = this.work.takeOutputs();
+    const changelog: ProduceRecord[] = [];
+    const nothingNew = outputs.length === 0 && this.work.pending === 0 && this.position === this.committedPosition;
+    this.lastCommitAt = this.settings.now();
+    if (nothingNew) return;
+    this.work.takeChangelog(changelog, this.partition, this.position);
+    this.uncommitted = 0;
+    this.inflight = this.transact({ outputs, changelog, offset: this.position });
+  }
+
+  private async transact(s: Snapshot): Promise<void> {
+    const { settings } = this;
+    const timer = processorMetrics.commitSeconds.startTimer();
+    try {
+      const txn = this.txn ?? (await this.producer.begin());
+      this.txn = txn;
+      if (s.outputs.length > 0) await txn.send(settings.outputTopic, s.outputs);
+      if (s.changelog.length > 0) await txn.send(settings.changelogTopic, s.changelog);
+      await txn.sendOffsets(settings.groupId, [{ topic: settings.inputTopic, partition: this.partition, offset: s.offset }]);
+      await txn.commit();
+      this.txn = undefined;
+      this.committedPosition = s.offset;
+      timer();
+      processorMetrics.commits.inc();
+      processorMetrics.outputs.labels(this.work.mode).inc(s.outputs.length);
+      processorMetrics.changelog.inc(s.changelog.length);
+      settings.onCommitted?.(s.outputs.length);
+    } catch (err) {
+      const txn = this.txn;
+      this.txn = undefined;
+      await txn?.abort().catch(() => undefined);
+      if (!this.closed) {
+        this.failure = err;
+        processorMetrics.commitFailures.labels((err as { code?: string }).code ?? 'unknown').inc();
+        this.logger.error({ partition: this.partition, err }, 'commit failed; the partition is restored from its changelog and committed offset');
+      }
+    }
+  }
+
+  /** Stops the task: `commitFirst` commits what was applied (a graceful stop), else it is abandoned. */
+  async close(commitFirst: boolean): Promise<void> {
+    if (commitFirst && !this.failed && !this.closed) await this.flush();
+    this.closed = true;
+    await this.lock;
+    await this.inflight;
+    const txn = this.txn;
+    this.txn = undefined;
+    await txn?.abort().catch(() => undefined);
+    await this.producer.close().catch(() => undefined);
+  }
+}

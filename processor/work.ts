@@ -1,0 +1,173 @@
+// What a partition task does with its input records, by mode: aggregate (an Aggregator, with state and
+// a changelog) or proxy (stateless). Both read records with the compiled scanner; a value that is not a
+// FlowRecord is counted and skipped (it is already in the log: skipping loses nothing accepted, and
+// stopping would stop the partition for good).
+import { isFlowaggError } from '../lib/errors.js';
+import { type LogRecord, type ProduceRecord } from '../lib/log/types.js';
+import { sampledLogger, type Logger } from '../lib/telemetry/logger.js';
+import { RecordBuffer } from '../ingest/records/record-buffer.js';
+import { type AvroFraming } from '../schemas/avro.js';
+import { flowRecordReader, flowRecordWriter } from '../schemas/flow-record.js';
+import { type FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
+import { Aggregator, type AggregatorSettings } from './aggregate/aggregator.js';
+import { compileOutputEncoder } from './aggregate/output.js';
+import { type MetadataOptions } from './metadata-fill.js';
+import { ProxyChanges, proxyChanges, proxyHeader, referenceProxy, spliceRecord } from './proxy/transform.js';
+import { eventTime, flowKeyString } from './record-input.js';
+
+export interface PartitionWork {
+  readonly mode: 'aggregate' | 'proxy';
+  /**
+   * Processes one input record. Returns false when too much waits for a commit to go on (a burst of
+   * expiries): the caller commits and offers the same record again.
+   */
+  accept(record: LogRecord): boolean;
+  /** Moves event time on by `ms` (an idle partition) and expires what became due, within the budget; false when it must commit first. */
+  idle(ms: number): boolean;
+  /** End of input: every flow exported or dropped, within the budget; false when it must commit first. */
+  flush(): boolean;
+  /** Output records since the last call. */
+  takeOutputs(): ProduceRecord[];
+  /** Changelog records since the last call, for processor.state partition `partition`, committed with input offset `inputOffset`. */
+  takeChangelog(out: ProduceRecord[], partition: number, inputOffset: number): void;
+  /** Records waiting for a commit. */
+  readonly pending: number;
+  readonly flows: number;
+  /** Input values that were not FlowRecords. */
+  readonly badRecords: number;
+  readonly aggregator?: Aggregator;
+}
+
+export interface WorkDeps {
+  readonly scanner: FlowRecordScanner;
+  readonly metadata: MetadataOptions;
+  readonly framing: AvroFraming;
+  readonly logger: Logger;
+  /** Records pending beyond which accept() asks for a commit. */
+  readonly budget: number;
+}
+
+function badRecordReporter(logger: Logger): (record: LogRecord, err: unknown) => void {
+  const warn = sampledLogger(logger);
+  return (record, err) => {
+    if (!isFlowaggError(err)) throw err;
+    warn(`bad:${err.code}`, { topic: record.topic, partition: record.partition, offset: record.offset, code: err.code, err: err.message }, 'skipped an input record that is not a readable FlowRecord');
+  };
+}
+
+export class AggregateWork implements PartitionWork {
+  readonly mode = 'aggregate';
+  readonly aggregator: Aggregator;
+  badRecords = 0;
+  private readonly r = new ScannedRecord();
+  private readonly reportBad: (record: LogRecord, err: unknown) => void;
+
+  constructor(
+    settings: AggregatorSettings,
+    private readonly maxClockAheadMs: number,
+    private readonly deps: WorkDeps,
+  ) {
+    this.aggregator = new Aggregator(settings, compileOutputEncoder(deps.framing), deps.metadata);
+    this.reportBad = badRecordReporter(deps.logger);
+  }
+
+  accept(record: LogRecord): boolean {
+    const r = this.r;
+    try {
+      this.deps.scanner.scan(record.value ?? Buffer.alloc(0), r);
+    } catch (err) {
+      this.reportBad(record, err);
+      this.badRecords++;
+      return true;
+    }
+    const ag = this.aggregator;
+    ag.advanceTo(eventTime(r, this.maxClockAheadMs));
+    if (!ag.expireDue(this.deps.budget)) return false;
+    ag.add(r);
+    return true;
+  }
+
+  idle(ms: number): boolean {
+    const ag = this.aggregator;
+    if (ag.watermark > 0) ag.advanceTo(ag.watermark + ms);
+    return ag.expireDue(this.deps.budget);
+  }
+
+  flush(): boolean {
+    return this.aggregator.flush(this.deps.budget);
+  }
+
+  takeOutputs(): ProduceRecord[] {
+    return this.aggregator.takeOutputs();
+  }
+
+  takeChangelog(out: ProduceRecord[], partition: number, inputOffset: number): void {
+    this.aggregator.takeChangelog(out, partition, inputOffset);
+  }
+
+  get pending(): number {
+    return this.aggregator.pending;
+  }
+
+  get flows(): number {
+    return this.aggregator.flows;
+  }
+}
+
+export class ProxyWork implements PartitionWork {
+  readonly mode = 'proxy';
+  badRecords = 0;
+  private readonly r = new ScannedRecord();
+  private readonly changes = new ProxyChanges();
+  private readonly header: Buffer;
+  private readonly out = new RecordBuffer();
+  private outputs: ProduceRecord[] = [];
+  private readonly reportBad: (record: LogRecord, err: unknown) => void;
+  private readonly reader = flowRecordReader();
+  private readonly writer;
+
+  constructor(private readonly deps: WorkDeps) {
+    this.header = proxyHeader(deps.framing);
+    this.writer = flowRecordWriter(deps.framing);
+    this.reportBad = badRecordReporter(deps.logger);
+  }
+
+  accept(record: LogRecord): boolean {
+    const r = this.r;
+    const value = record.value ?? Buffer.alloc(0);
+    try {
+      this.deps.scanner.scan(value, r);
+      proxyChanges(r, this.deps.metadata, this.changes);
+      const out = r.current ? spliceRecord(r, this.changes, this.header, this.out) : referenceProxy(value, this.changes, this.reader, this.writer);
+      this.outputs.push({ key: record.key ?? Buffer.from(flowKeyString(r), 'latin1'), value: out });
+    } catch (err) {
+      this.reportBad(record, err);
+      this.badRecords++;
+    }
+    return true;
+  }
+
+  idle(): boolean {
+    return true;
+  }
+
+  flush(): boolean {
+    return true;
+  }
+
+  takeOutputs(): ProduceRecord[] {
+    const out = this.outputs;
+    this.outputs = [];
+    return out;
+  }
+
+  takeChangelog(): void {}
+
+  get pending(): number {
+    return this.outputs.length;
+  }
+
+  get flows(): number {
+    return 0;
+  }
+}
