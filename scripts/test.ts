@@ -1,18 +1,20 @@
 // Runs every test file under node's test runner. Before the run it brings up the shared services the
-// functional tests need (a Kafka broker: KAFKA_BROKERS, else Testcontainers, else the local launcher in
-// infra/dev; a schema registry: SCHEMA_REGISTRY_URL, else infra/dev/schema-registry; a ClickHouse server
-// and an S3-compatible server when their tests run) once for the whole run, and hands them to the test
+// functional tests need (a Kafka broker: KAFKA_BROKERS, else Testcontainers with the locally built
+// image, else the local launcher in infra/dev; a schema registry: SCHEMA_REGISTRY_URL, else
+// infra/dev/schema-registry; a ClickHouse server, the same way as Kafka, and an S3-compatible server
+// when their tests run) once for the whole run, and hands them to the test
 // processes through the environment.
 // `--unit` skips the services and the tests that need them; extra arguments are file filters.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { clickHouseEnv, startClickHouse } from '../integration-tests/harness/clickhouse.js';
+import { containerRuntimeAnswers, testcontainers } from '../integration-tests/harness/containers.js';
 import { startKafka } from '../integration-tests/harness/kafka.js';
 import { startS3 } from '../integration-tests/harness/s3.js';
 import { schemaRegistryEnv, startSchemaRegistry } from '../integration-tests/harness/schema-registry.js';
 
-const ROOTS = ['lib', 'schemas', 'ingest', 'processor', 'exporters', 'integration-tests', 'bench', 'scripts', 'infra'];
+const ROOTS = ['bin', 'lib', 'schemas', 'ingest', 'processor', 'exporters', 'integration-tests', 'bench', 'scripts', 'infra'];
 
 function findTests(dir: string, out: string[]): string[] {
   for (const name of readdirSync(dir)) {
@@ -41,6 +43,20 @@ if (files.length === 0) {
 const env: NodeJS.ProcessEnv = { FLOWAGG_LOG_LEVEL: 'warn', ...process.env };
 let stopServices = async () => {};
 if (!unitOnly && files.some(isFunctional)) {
+  // Every Testcontainers user of the run (this process and the tests) gets flowagg's reaper in place of
+  // Ryuk, which cannot be pulled here; no runtime: the services come from infra/dev, and the tests say so.
+  if (await containerRuntimeAnswers()) {
+    try {
+      await testcontainers((line) => console.log(`[containers] ${line}`));
+      env.RYUK_CONTAINER_IMAGE = process.env.RYUK_CONTAINER_IMAGE;
+      env.TESTCONTAINERS_HOST_OVERRIDE = process.env.TESTCONTAINERS_HOST_OVERRIDE;
+    } catch (err) {
+      // The images cannot be built here (no debootstrap, no root): the tests that need them say why.
+      console.log(`[containers] ${(err as Error).message}`);
+    }
+  } else {
+    console.log('[containers] no container runtime answers: services from infra/dev, container tests skipped');
+  }
   const kafka = await startKafka((line) => console.log(`[kafka] ${line}`));
   env.KAFKA_BROKERS = kafka.brokers;
   if (kafka.saslBrokers !== undefined) env.KAFKA_SASL_BROKERS = kafka.saslBrokers;

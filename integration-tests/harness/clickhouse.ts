@@ -1,49 +1,34 @@
 // A ClickHouse server for the functional tests and benchmarks, from the first source that works:
 //   1. CLICKHOUSE_URL from the environment (a server someone already runs);
-//   2. Testcontainers, when a container runtime answers and an image is named (FLOWAGG_CLICKHOUSE_IMAGE,
-//      or the `image` argument): any image whose server answers HTTP on 8123 with the `default` user,
-//      such as the locally built Debian clickhouse-server image;
-//   3. the local launcher infra/dev/clickhouse (Debian's clickhouse-server), which also has an HTTPS port
-//      with its own CA and a user with a password, for the TLS and credential tests.
+//   2. Testcontainers, when a container runtime answers: the locally built flowagg/clickhouse image
+//      (infra/images/clickhouse, Debian's clickhouse-server, the same server as the local launcher's);
+//   3. the local launcher infra/dev/clickhouse (Debian's clickhouse-server).
+// Both have an HTTPS port with a CA of their own and a user with a password, for the TLS and credential tests.
 // Each started server gets its own state directory, so concurrent runs do not share one.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CLICKHOUSE_PASSWORD_USER, startClickHouseContainer } from './clickhouse-container.js';
+import { containerRuntimeAnswers } from './containers.js';
 import { startDevLauncher } from './dev-launcher.js';
 
 export interface ClickHouseService {
   /** http://host:port */
   readonly url: string;
   readonly source: 'env' | 'testcontainers' | 'local';
-  /** https://localhost:port and the CA that signed its certificate, when the server has TLS (local). */
+  /** https://host:port and the CA that signed its certificate, when the server has TLS. */
   readonly https?: { readonly url: string; readonly caPath: string };
-  /** A user with a password, when the server has one (local: flowagg / flowagg-secret). */
+  /** A user with a password, when the server has one (flowagg / flowagg-secret). */
   readonly user?: { readonly username: string; readonly password: string };
   stop(): Promise<void>;
 }
 
-export const LOCAL_CLICKHOUSE_USER = { username: 'flowagg', password: 'flowagg-secret' } as const;
-
-async function fromTestcontainers(image: string | undefined, log: (line: string) => void): Promise<ClickHouseService | undefined> {
-  if (image === undefined) {
-    log('no ClickHouse image named (FLOWAGG_CLICKHOUSE_IMAGE); not using Testcontainers');
-    return undefined;
-  }
-  const { GenericContainer, Wait, getContainerRuntimeClient } = await import('testcontainers');
-  try {
-    await getContainerRuntimeClient();
-  } catch {
+async function fromTestcontainers(log: (line: string) => void): Promise<ClickHouseService | undefined> {
+  if (!(await containerRuntimeAnswers())) {
     log('no container runtime answers; not using Testcontainers');
     return undefined;
   }
-  log(`starting ${image} with Testcontainers`);
-  const container = await new GenericContainer(image).withExposedPorts(8123).withWaitStrategy(Wait.forHttp('/ping', 8123)).start();
-  return {
-    url: `http://${container.getHost()}:${container.getMappedPort(8123)}`,
-    source: 'testcontainers',
-    stop: async () => {
-      await container.stop();
-    },
-  };
+  const container = await startClickHouseContainer(log);
+  return { url: container.url, source: 'testcontainers', ...(container.https && { https: container.https }), user: CLICKHOUSE_PASSWORD_USER, stop: container.stop };
 }
 
 /** Starts a server with infra/dev/clickhouse in a state directory of its own. */
@@ -53,18 +38,18 @@ export async function startLocalClickHouse(log: (line: string) => void): Promise
     url: dev.address,
     source: 'local',
     https: { url: (await readFile(join(dev.state, 'https-url'), 'utf8')).trim(), caPath: join(dev.state, 'tls', 'ca.crt') },
-    user: LOCAL_CLICKHOUSE_USER,
+    user: CLICKHOUSE_PASSWORD_USER,
     stop: dev.stop,
   };
 }
 
-export async function startClickHouse(log: (line: string) => void, image = process.env.FLOWAGG_CLICKHOUSE_IMAGE): Promise<ClickHouseService> {
+export async function startClickHouse(log: (line: string) => void): Promise<ClickHouseService> {
   const fromEnv = process.env.CLICKHOUSE_URL?.trim();
   if (fromEnv) return { url: fromEnv, source: 'env', stop: async () => {} };
   const failures: string[] = [];
-  for (const source of [() => fromTestcontainers(image, log), () => startLocalClickHouse(log)]) {
+  for (const source of [fromTestcontainers, startLocalClickHouse]) {
     try {
-      const server = await source();
+      const server = await source(log);
       if (server !== undefined) return server;
     } catch (err) {
       failures.push((err as Error).message);
@@ -72,7 +57,7 @@ export async function startClickHouse(log: (line: string) => void, image = proce
     }
   }
   throw new Error(
-    'the ClickHouse tests need a server, and none could be had: no CLICKHOUSE_URL, no container runtime with an image, and the local ' +
+    'the ClickHouse tests need a server, and none could be had: no CLICKHOUSE_URL, no container runtime, and the local ' +
       `launcher failed (it needs Debian's clickhouse-server; .ci/run installs it).\n${failures.join('\n')}\n` +
       'Set CLICKHOUSE_URL=http://host:8123 to use a running server, or run only the unit tests with `npm run test:unit`.',
   );

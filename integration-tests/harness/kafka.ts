@@ -1,44 +1,33 @@
 // A Kafka broker for the functional tests and benchmarks, from the first source that works:
 //   1. KAFKA_BROKERS from the environment (a broker someone already runs);
-//   2. Testcontainers, when a container runtime answers;
+//   2. Testcontainers, when a container runtime answers: the locally built flowagg/kafka image
+//      (infra/images/kafka), the same broker and version as the local launcher;
 //   3. the local launcher infra/dev/kafka (Apache Kafka from Maven Central, run with the machine's Java).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { containerRuntimeAnswers } from './containers.js';
 import { startDevLauncher } from './dev-launcher.js';
+import { startKafkaContainer } from './kafka-container.js';
 
 export interface KafkaBroker {
   /** Bootstrap list, host:port[,host:port...]. */
   readonly brokers: string;
   readonly source: 'env' | 'testcontainers' | 'local';
-  /** A listener that requires SASL (user flowagg, password flowagg-secret), when the broker has one (local). */
+  /** A listener that requires SASL (user flowagg, password flowagg-secret), when the broker has one. */
   readonly saslBrokers?: string;
   stop(): Promise<void>;
 }
 
-/** The credentials of the local launcher's SASL listener (infra/dev/kafka). */
+/** The credentials of the SASL listener of infra/dev/kafka (the local launcher and the image). */
 export const LOCAL_SASL = { username: 'flowagg', password: 'flowagg-secret' } as const;
 
-/** Kafka 3.9 (KRaft) in Confluent's image, the same broker version as the local launcher's default. */
-const CONTAINER_IMAGE = 'confluentinc/cp-kafka:7.9.0';
-
 async function fromTestcontainers(log: (line: string) => void): Promise<KafkaBroker | undefined> {
-  const { getContainerRuntimeClient } = await import('testcontainers');
-  try {
-    await getContainerRuntimeClient();
-  } catch {
+  if (!(await containerRuntimeAnswers())) {
     log('no container runtime answers; not using Testcontainers');
     return undefined;
   }
-  const { KafkaContainer } = await import('@testcontainers/kafka');
-  log(`starting ${CONTAINER_IMAGE} with Testcontainers`);
-  const container = await new KafkaContainer(CONTAINER_IMAGE).withKraft().start();
-  return {
-    brokers: `${container.getHost()}:${container.getMappedPort(9093)}`,
-    source: 'testcontainers',
-    stop: async () => {
-      await container.stop();
-    },
-  };
+  const container = await startKafkaContainer(log);
+  return { brokers: container.brokers, saslBrokers: container.saslBrokers, source: 'testcontainers', stop: container.stop };
 }
 
 async function fromLocalLauncher(log: (line: string) => void): Promise<KafkaBroker> {

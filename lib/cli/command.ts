@@ -1,18 +1,25 @@
-// The shape every `flowagg <command>` has: a name, one line for the command list, a usage text for
-// --help, its options (node:util parseArgs form) and a run function that returns the exit code.
+// The shape every `flowagg <command>` has: a name, a usage text for --help, its options (node:util
+// parseArgs form) and a run function that returns the exit code; and its entry in the command list
+// (commands/index.ts), which holds the one-line summary and loads the command only when it is used.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
 export interface Command {
   readonly name: string;
-  readonly summary: string;
   /** The full --help text, options included. */
   readonly usage: string;
   readonly options: Options;
   /** Accepts positional arguments (`flowagg decode FILE`); otherwise they are an error. */
   readonly positionals?: boolean;
   run(args: ParsedArgs): Promise<number>;
+}
+
+export interface CommandEntry {
+  readonly name: string;
+  /** One line for `flowagg --help`. */
+  readonly summary: string;
+  load(): Promise<Command>;
 }
 
 export interface ParsedArgs {

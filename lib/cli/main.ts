@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `flowagg <command> [options]`: the one entry point of every service and tool.
 import { errorMessage, isFlowaggError } from '../errors.js';
-import { type Command, UsageError, parseCommandArgs } from './command.js';
+import { type CommandEntry, UsageError, parseCommandArgs } from './command.js';
 import { commands } from './commands/index.js';
 
 function topLevelHelp(): string {
@@ -23,11 +23,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(topLevelHelp());
     return name === undefined ? 2 : 0;
   }
-  const cmd: Command | undefined = commands.find((c) => c.name === name);
-  if (cmd === undefined) {
+  const entry: CommandEntry | undefined = commands.find((c) => c.name === name);
+  if (entry === undefined) {
     process.stderr.write(`flowagg: unknown command "${name}"\n\n${topLevelHelp()}`);
     return 2;
   }
+  const cmd = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(cmd.usage.endsWith('\n') ? cmd.usage : `${cmd.usage}\n`);
     return 0;

@@ -87,7 +87,6 @@ export async function runCerts(args: ParsedArgs, out: (s: string) => void, env: 
 
 export const certsCommand: Command = {
   name: 'certs',
-  summary: "show the collector's TLS certificates, or issue them into a directory",
   usage,
   positionals: true,
   options: { ...OUTPUT_OPTION, config: { type: 'string' }, dir: { type: 'string' }, san: { type: 'string', multiple: true } },

@@ -67,7 +67,6 @@ export function printDefaults(args: ParsedArgs, out: (s: string) => void): numbe
 
 export const configCommand: Command = {
   name: 'config',
-  summary: 'check a configuration file, or print the defaults',
   usage,
   positionals: true,
   options: { ...OUTPUT_OPTION, strict: { type: 'boolean' } },

@@ -119,7 +119,6 @@ export async function decodeFile(path: string, format: 'json' | 'text', out: Out
 
 export const decodeCommand: Command = {
   name: 'decode',
-  summary: 'decode an IPFIX file or a pcap capture to JSON lines',
   usage,
   options: { ...OUTPUT_OPTION, format: { type: 'string', short: 'f' } },
   positionals: true,

@@ -8,7 +8,6 @@ const kinds = () => EXPORTER_MODULES.map((m) => `${m.kind} (${m.section})`).join
 
 export const exportCommand: Command = {
   name: 'export',
-  summary: 'send flows.processed to a destination: ipfix, clickhouse, s3 or flowlog',
   usage: `Usage: flowagg export KIND [--config FILE]
 
 Runs one exporter: it reads the flows.processed topic of the configured log as the consumer group

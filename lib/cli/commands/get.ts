@@ -75,7 +75,6 @@ export async function runGet(args: ParsedArgs, out: (text: string) => void): Pro
 
 export const getCommand: Command = {
   name: 'get',
-  summary: 'show the flow records or record metrics of a running instance (antctl get)',
   usage,
   options: {
     output: { type: 'string', short: 'o' }, server: { type: 'string' }, limit: { type: 'string' },

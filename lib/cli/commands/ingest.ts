@@ -4,7 +4,6 @@ import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from './serve.js';
 
 export const ingestCommand: Command = {
   name: 'ingest',
-  summary: 'collect IPFIX over UDP, TCP and TLS into flows.raw',
   usage: `Usage: flowagg ingest [--config FILE]
 
 Runs the IPFIX collectors (aggregatorTransportProtocol: udp, tcp, tls, or a list; default udp and tcp on

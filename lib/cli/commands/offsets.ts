@@ -191,7 +191,6 @@ export async function runOffsets(args: ParsedArgs, out: (text: string) => void, 
 
 export const offsetsCommand: Command = {
   name: 'offsets',
-  summary: 'list consumer groups and lag, or reset a group to replay',
   usage: USAGE,
   positionals: true,
   options: {

@@ -49,7 +49,6 @@ function bufferedLines(sink: (bytes: Uint8Array) => void): { write(s: string): v
 
 export const pipelineCommand: Command = {
   name: 'pipeline',
-  summary: 'run a capture through the processor and print the output records as JSON lines',
   usage,
   options: { mode: { type: 'string' }, inventory: { type: 'string' }, config: { type: 'string' } },
   positionals: true,

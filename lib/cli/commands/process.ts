@@ -5,7 +5,6 @@ import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from './serve.js';
 
 export const processCommand: Command = {
   name: 'process',
-  summary: 'aggregate or proxy flows.raw into flows.processed',
   usage: `Usage: flowagg process [--mode aggregate|proxy] [--config FILE]
 
 Consumes flows.raw in the consumer group processor.groupId and writes flows.processed:

@@ -12,7 +12,6 @@ export const QUICK_START_CONFIG = 'flowLogger:\n  enable: true\n  path: data/flo
 
 export const runCommand: Command = {
   name: 'run',
-  summary: 'run every service in one process on the embedded log (what npm start runs)',
   usage: `Usage: flowagg run [--config FILE]
 
 Runs every flowagg service in one process. Without a configuration file: the embedded log in ./data/log,

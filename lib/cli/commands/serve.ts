@@ -14,6 +14,7 @@ import { TelemetryServer } from '../../telemetry/http.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { openMetadataSource } from '../../k8s/index.js';
 import { type MetadataSource } from '../../k8s/metadata.js';
+import { listenForStop } from '../stop-signals.js';
 import { createIngest, type Ingest } from '../../../ingest/index.js';
 import { flowRecords, flowRecordsFilter, processorRecordMetrics } from '../../../processor/api.js';
 import { createProcessor, type Processor } from '../../../processor/index.js';
@@ -109,6 +110,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     await log.close();
     throw err;
   });
+  const stop = listenForStop(logger, opts.signal);
   const ingest = opts.ingest === false ? undefined : createIngest(config, { log, framing });
   const metadata: MetadataSource | undefined = opts.processor === true ? openMetadataSource(config.kubernetes) : undefined;
   let processor: Processor | undefined;
@@ -193,13 +195,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
       notRunning.length > 0 ? `flowagg ${opts.command} running; not implemented yet: ${notRunning.join(', ')}` : `flowagg ${opts.command} running`,
     );
     opts.onStarted?.({ http: httpPort, collectors: ingest?.ports ?? {} });
-    await new Promise<void>((resolve) => {
-      const done = () => resolve();
-      process.once('SIGINT', done);
-      process.once('SIGTERM', done);
-      opts.signal?.addEventListener('abort', done, { once: true });
-    });
-    logger.info('stopping');
+    logger.info({ signal: await stop.requested }, 'stopping');
   } finally {
     process.off('SIGHUP', reload);
     unpublish();
@@ -211,6 +207,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     await metadata?.close().catch((err: unknown) => logger.error({ err }, 'the Kubernetes metadata source did not close cleanly'));
     for (const r of runners.reverse()) await r.stop().catch((err: unknown) => logger.error({ err, exporter: r.kind }, 'exporter did not stop cleanly'));
     await log.close();
+    stop.dispose();
   }
   return 0;
 }
