@@ -9,7 +9,7 @@ export const commands: readonly CommandEntry[] = [
     summary: 'run every service in one process on the embedded log (what npm start runs)',
     load: async () => (await import('./run.js')).runCommand,
   },
-  { name: 'ingest', summary: 'collect IPFIX over UDP, TCP and TLS into flows.raw', load: async () => (await import('./ingest.js')).ingestCommand },
+  { name: 'ingest', summary: "collect IPFIX over UDP, TCP and TLS, and Antrea Agents' gRPC, into flows.raw", load: async () => (await import('./ingest.js')).ingestCommand },
   { name: 'process', summary: 'aggregate or proxy flows.raw into flows.processed', load: async () => (await import('./process.js')).processCommand },
   {
     name: 'export',

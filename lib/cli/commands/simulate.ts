@@ -173,7 +173,6 @@ async function run(args: ParsedArgs): Promise<number> {
 
 export const simulateCommand: Command = {
   name: 'simulate',
-  summary: 'synthetic Antrea Agents exporting flows to a collector (the demo, the load generator)',
   usage: USAGE,
   options: OPTIONS,
   run,
