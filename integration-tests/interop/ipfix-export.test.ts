@@ -12,7 +12,7 @@ import { type FlowRecord } from '../../schemas/flow-record.js';
 import { type Mode } from '../../exporters/ipfix/config.js';
 import { batchOf, decodeCollected, ipfixExporter } from '../../exporters/ipfix/testing.js';
 import { numberedRecord } from '../../exporters/testing.js';
-import { type Collector, startTcpCollector, startUdpCollector } from '../harness/collector.js';
+import { type CollectedMessage, startTcpCollector, startUdpCollector } from '../harness/collector.js';
 import { ipfixDumpMessages, nfdumpMessages } from '../harness/ipfix-peers.js';
 import { tsharkDecodeIpfix } from '../harness/tshark.js';
 import { IPFIXDUMP, NFCAPD, NFDUMP, TSHARK, requireTools } from '../harness/tools.js';
@@ -91,7 +91,8 @@ function v6Bytes(text: string): number[] {
   return all.flatMap((g) => [parseInt(g, 16) >> 8, parseInt(g, 16) & 0xff]);
 }
 
-async function exportTo(mode: Mode, transport: 'udp' | 'tcp', input: readonly FlowRecord[]): Promise<Collector> {
+/** The messages a collector received from the exporter; the collector is closed when they are all in. */
+async function exportTo(mode: Mode, transport: 'udp' | 'tcp', input: readonly FlowRecord[]): Promise<readonly CollectedMessage[]> {
   const collector = transport === 'udp' ? await startUdpCollector() : await startTcpCollector();
   const exporter = ipfixExporter({ address: `127.0.0.1:${collector.port}:${transport}`, ...(transport === 'udp' && { maxIPFIXMsgSize: 1400 }) }, { mode, clusterID: CLUSTER_ID });
   await exporter.start();
@@ -99,7 +100,8 @@ async function exportTo(mode: Mode, transport: 'udp' | 'tcp', input: readonly Fl
   await exporter.deliver(batchOf(input.slice(COUNT / 2)), new AbortController().signal);
   while (decodeCollected(collector.messages, transport).records.length < COUNT) await collector.waitForMessages(collector.messages.length + 1, 30_000);
   await exporter.stop();
-  return collector;
+  await collector.close();
+  return collector.messages;
 }
 
 const byPort = (input: readonly FlowRecord[]) => new Map(input.map((r) => [Number(r.sourceTransportPort), r]));
@@ -109,11 +111,10 @@ for (const mode of ['Aggregate', 'Proxy'] as const) {
     describe(`IPFIX export, ${mode} mode over ${transport.toUpperCase()}, decoded by independent tools`, () => {
       const input = records(mode);
       const ports = byPort(input);
-      let collected: Promise<Collector> | undefined;
+      let collected: Promise<readonly CollectedMessage[]> | undefined;
       const messages = async () => {
         collected ??= exportTo(mode, transport, input);
-        const c = await collected;
-        return c.messages.map((m) => m.bytes);
+        return (await collected).map((m) => m.bytes);
       };
 
       it('tshark decodes every record with every element, including Antrea\'s as raw bytes', async (t) => {
