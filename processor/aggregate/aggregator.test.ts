@@ -259,6 +259,17 @@ describe('aggregation rules', () => {
     assert.deepEqual([off!.sourcePodLabels, off!.destinationPodLabels], ['', '']);
   });
 
+  test('recordContents.podLabels turned on while running (Processor.setPodLabels): labels from the next flow exported on', () => {
+    const metadata = staticMetadata([{ ip: '10.10.1.5', namespace: 'ns', name: 'client', uid: 'u', nodeName: 'node-a', labels: { app: 'web' } }]);
+    const options = { metadata, podLabels: false, includeK8sUIDs: false };
+    const ag = aggregator({}, options);
+    const [before] = feed(ag, [srcHalf(1010, 1), dstHalf(1010, 1)], 1011);
+    assert.equal(before!.sourcePodLabels, '');
+    options.podLabels = true;
+    const [after] = feed(ag, [srcHalf(1020, 1, { sport: 40001 }), dstHalf(1020, 1, { sport: 40001 })], 1021);
+    assert.equal(after!.sourcePodLabels, '{"app":"web"}');
+  });
+
   test('records without flow times are skipped and counted', () => {
     const ag = aggregator();
     feed(ag, [{ ...tuple, exportTime: 1000 }], 2000);

@@ -252,9 +252,12 @@ class KafkaTransaction implements Transaction {
     this.guard('send');
     if (records.length === 0) return;
     const placed = await this.producer.place(topic, records);
-    await this.step('sending records in a transaction', { topic }, () =>
-      this.txn.send({ topic, messages: placed.messages, acks: -1, compression: this.compression }),
-    );
+    // Cut as KafkaProducer cuts (a commit's outputs and changelog easily exceed message.max.bytes), in order.
+    for (const slice of slicesUnder(placed, MAX_PARTITION_BATCH_BYTES)) {
+      await this.step('sending records in a transaction', { topic }, () =>
+        this.txn.send({ topic, messages: slice.messages, acks: -1, compression: this.compression }),
+      );
+    }
   }
 
   async sendOffsets(groupId: string, offsets: readonly TopicPartitionOffset[]): Promise<void> {

@@ -1,0 +1,177 @@
+// The processor (issue 7) on one core with durability: a synthetic 6-Node Antrea workload (lib/antrea,
+// about 5 records per half) written to flows.raw on an embedded log (fsync on every group commit), then
+// consumed by a processor in this process: consume, scan, aggregate or proxy, encode, produce, commit
+// (transactions of outputs, changelog and input offsets). One input partition, so one task on one core.
+// Throughput is counted per second of CPU time this process got (the consumer, the log and the
+// processor all run in it), which a shared machine distorts less than wall time; the wall figure is in
+// the note. Memory: the flow store's bytes per active flow, heap and typed arrays, after a GC, with the
+// Aggregator fed directly (the log's buffers would blur it).
+// PROCESSOR_BENCH_FLOWS=100000 limits the run to those sizes; PROCESSOR_BENCH_PROFILE=DIR writes a CPU
+// profile of each processing run (not of writing the input) to DIR/<mode>-<flows>.cpuprofile.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FlowRecordEncoder } from '../lib/antrea/records.js';
+import { antreaWorkload, type Workload } from '../lib/antrea/workload.js';
+import { openEmbeddedLog } from '../lib/log/embedded/index.js';
+import { type MessageLog, type ProduceRecord } from '../lib/log/types.js';
+import { FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
+import { Aggregator } from '../processor/aggregate/aggregator.js';
+import { compileOutputEncoder } from '../processor/aggregate/output.js';
+import { processorConfig } from '../processor/config.js';
+import { createProcessor } from '../processor/index.js';
+import { eventTime } from '../processor/record-input.js';
+import { waitCaughtUp } from '../processor/testing.js';
+import { componentLogger } from '../lib/telemetry/logger.js';
+import { type BenchResult, type Benchmark } from './types.js';
+
+const NODES = 6;
+const RECORDS_PER_HALF = 5;
+const SIZES = (process.env.PROCESSOR_BENCH_FLOWS ?? '100000,1000000').split(',').map(Number);
+const TARGETS: Record<string, Record<number, number>> = { aggregate: { 100_000: 250_000, 1_000_000: 200_000 }, proxy: { 100_000: 300_000, 1_000_000: 300_000 } };
+
+const workload = (flows: number): Workload => antreaWorkload({ nodes: NODES, flows, recordsPerHalf: RECORDS_PER_HALF, seed: 7, ipv6Share: 0.1 });
+
+/** Writes the workload's records to a one-partition topic, 5,000 per send; returns how many. */
+async function writeInput(log: MessageLog, topic: string, flows: number): Promise<number> {
+  await log.admin().createTopics([{ topic, partitions: 1 }]);
+  const producer = log.producer();
+  const encoder = new FlowRecordEncoder();
+  let batch: ProduceRecord[] = [];
+  let count = 0;
+  for (const r of workload(flows).records()) {
+    const { key, value } = encoder.flowRecord(r);
+    batch.push({ key, value });
+    if (batch.length === 5000) {
+      await producer.send(topic, batch);
+      count += batch.length;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await producer.send(topic, batch);
+  await producer.close();
+  return count + batch.length;
+}
+
+interface Run {
+  readonly perCpuSecond: number;
+  readonly perWallSecond: number;
+  readonly flows: number;
+  readonly outputs: number;
+}
+
+/** A processor in `mode` through the whole input of `topic`, from the start. */
+async function processAll(log: MessageLog, mode: 'Aggregate' | 'Proxy', topic: string, records: number, label: string): Promise<Run> {
+  const names = { groupId: `bench-${label}`, output: `out-${label}`, state: `state-${label}` };
+  const config = processorConfig.parse({
+    mode,
+    processor: { groupId: names.groupId, idleWatermarkAdvance: 0, maxFlowsPerPartition: 4_000_000 },
+    log: { topics: { flowsRaw: topic, flowsRawPartitions: 1, flowsProcessed: names.output, flowsProcessedPartitions: 1, processorState: names.state } },
+  });
+  const profiler = await startProfile();
+  const processor = createProcessor(config, { log, logger: componentLogger('processor').child({}, { level: 'warn' }) });
+  (globalThis as { gc?: () => void }).gc?.();
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await processor.start();
+  await waitCaughtUp(log, names.groupId, topic, 3_600_000);
+  const wallMs = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  const stats = processor.stats();
+  await processor.stop();
+  await profiler?.stop(`${label}.cpuprofile`);
+  const cpuMs = (used.user + used.system) / 1000;
+  return { perCpuSecond: (records * 1000) / cpuMs, perWallSecond: (records * 1000) / wallMs, flows: stats.flows, outputs: stats.outputs };
+}
+
+/** A CPU profile of what runs until stop(), when PROCESSOR_BENCH_PROFILE names a directory. */
+async function startProfile(): Promise<{ stop(name: string): Promise<void> } | undefined> {
+  const dir = process.env.PROCESSOR_BENCH_PROFILE;
+  if (dir === undefined) return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(name) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(join(dir, name), JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
+function memory(): number {
+  // Twice: memory outside the heap is given back when its owners are finalised, after a first collection.
+  for (let i = 0; i < 2; i++) (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
+/** Bytes per active flow of one partition's aggregation state, once every flow of the workload is in it. */
+function bytesPerFlow(flows: number): { bytes: number; flows: number } {
+  const w = workload(flows);
+  const records = w.records();
+  let next = records.next(); // builds the workload's own per-flow plans, which are not the store's
+  const ag = new Aggregator(
+    { activeMs: 60_000, inactiveMs: 90_000, exportDelayMs: 1000, correlationRetries: 2, uncorrelated: 'export', maxFlows: 4_000_000 },
+    compileOutputEncoder(),
+    { metadata: undefined, podLabels: false, includeK8sUIDs: false },
+  );
+  const encoder = new FlowRecordEncoder();
+  const scanner = new FlowRecordScanner();
+  const r = new ScannedRecord();
+  const before = memory();
+  // Every flow's first records (both halves): flows start up to 7 s apart, so the first round ends before the third begins.
+  for (let n = 0; !next.done && next.value.round < 2; n++, next = records.next()) {
+    if (next.value.round === 1) continue;
+    scanner.scan(encoder.flowRecord(next.value).value, r);
+    ag.process(r, eventTime(r, 60_000));
+    if (n % 20_000 === 0) {
+      ag.takeOutputs();
+      ag.takeChangelog([], 0, n);
+    }
+  }
+  ag.takeOutputs();
+  ag.takeChangelog([], 0, 0);
+  const after = memory();
+  if (ag.flows === 0) throw new Error('no flows');
+  return { bytes: (after - before) / ag.flows, flows: ag.flows };
+}
+
+const bench: Benchmark = async (log) => {
+  const results: BenchResult[] = [];
+  for (const flows of SIZES) {
+    // First, on a fresh heap: no buffers of the log's left to be collected while it is measured.
+    const m = bytesPerFlow(flows);
+    log(`${m.flows} flows: ${Math.round(m.bytes)} bytes per flow`);
+    results.push({ name: `processor memory per active flow, ${flows.toLocaleString('en-US')} flows`, value: m.bytes, unit: 'bytes', note: `heap + typed arrays after GC, ${m.flows.toLocaleString('en-US')} flows in one partition's store; target at most 1,024` });
+    const dir = mkdtempSync(join(tmpdir(), 'flowagg-bench-processor-'));
+    const embedded = await openEmbeddedLog({ dir, fsync: { policy: 'always' } });
+    try {
+      const topic = `flows.raw-${flows}`;
+      const t0 = performance.now();
+      const records = await writeInput(embedded, topic, flows);
+      log(`${flows.toLocaleString('en-US')} flows: ${records.toLocaleString('en-US')} records written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      for (const mode of ['Aggregate', 'Proxy'] as const) {
+        const run = await processAll(embedded, mode, topic, records, `${mode}-${flows}`);
+        const name = mode === 'Aggregate' ? `processor aggregate, ${flows.toLocaleString('en-US')} active flows` : `processor proxy (input of ${flows.toLocaleString('en-US')} flows)`;
+        log(`${name}: ${Math.round(run.perCpuSecond).toLocaleString('en-US')} records per CPU-s, ${Math.round(run.perWallSecond).toLocaleString('en-US')} per wall-s, ${run.flows} flows held, ${run.outputs} outputs`);
+        results.push({
+          name,
+          value: run.perCpuSecond,
+          unit: 'records per CPU-second',
+          target: TARGETS[mode.toLowerCase()]![flows],
+          note: `${records.toLocaleString('en-US')} records, 6 Nodes, ${RECORDS_PER_HALF} per half; wall ${Math.round(run.perWallSecond).toLocaleString('en-US')}/s; ${run.outputs.toLocaleString('en-US')} outputs${mode === 'Aggregate' ? `, ${run.flows.toLocaleString('en-US')} flows held at the end` : ''}; embedded log, fsync always`,
+        });
+      }
+    } finally {
+      await embedded.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return results;
+};
+
+export default bench;
