@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { requireTools, SOFTFLOWD } from '../../integration-tests/harness/tools.js';
-import { assertUnharmed, finish, metricValue, softflowd, startProbe, startTarget, tcpFrom, together } from './testing.js';
+import { assertUnharmed, finish, metricValue, softflowd, startProbe, startTarget, tcpFrom, together } from './testing/harness.js';
 
 test('finding 4: idle, partial-message and TLS handshake squatters lose their slots; a known exporter always gets one', { timeout: 300_000 }, async (t) => {
   if (!requireTools(t, SOFTFLOWD)) return;

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as grpc from '@grpc/grpc-js';
 import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
 import { agentFlow, encodeMessage } from '../grpc/testing.js';
-import { finish, HEALTHZ_P99_MS, metricValue, startProbe, startTarget, tcpFrom } from './testing.js';
+import { finish, HEALTHZ_P99_MS, metricValue, startProbe, startTarget, tcpFrom } from './testing/harness.js';
 
 const identity = (b: Buffer) => b;
 const SERVER_NAME = 'flow-aggregator.flow-aggregator.svc';

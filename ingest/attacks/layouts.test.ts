@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { requireTools, SOFTFLOWD } from '../../integration-tests/harness/tools.js';
-import { assertUnharmed, finish, metricValue, paced, softflowd, startProbe, startTarget, udpFrom } from './testing.js';
-import { dataSet, type Field, message, templateSet } from './messages.js';
+import { assertUnharmed, finish, metricValue, paced, softflowd, startProbe, startTarget, udpFrom } from './testing/harness.js';
+import { dataSet, type Field, message, templateSet } from './testing/messages.js';
 
 // Finding 7's layouts: 29 bytes (addresses, ports, protocol, octets, start ms) and 22 bytes (addresses, ports,
 // protocol, interfaces, class of service).

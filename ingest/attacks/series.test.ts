@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { requireTools, SOFTFLOWD } from '../../integration-tests/harness/tools.js';
-import { assertUnharmed, finish, metricValue, paced, softflowd, startProbe, startTarget, udpFrom } from './testing.js';
-import { dataSet, message, templateSet } from './messages.js';
+import { assertUnharmed, finish, metricValue, paced, softflowd, startProbe, startTarget, udpFrom } from './testing/harness.js';
+import { dataSet, message, templateSet } from './testing/messages.js';
 
 test('finding 5: series and sequence state stay bounded whatever domains and addresses a sender uses', { timeout: 300_000 }, async (t) => {
   if (!requireTools(t, SOFTFLOWD)) return;

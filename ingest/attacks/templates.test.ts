@@ -1,11 +1,11 @@
 // Attack tests for findings 1 to 3 of issue 11: template withdrawal storms over TCP, a full UDP template store,
 // and memory grown through templates and compiled transcoders. Each runs beside softflowd over UDP, the
-// collector in its own process (testing.ts).
+// collector in its own process (testing/harness.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { requireTools, SOFTFLOWD } from '../../integration-tests/harness/tools.js';
-import { assertUnharmed, finish, metricValue, paced, softflowd, startProbe, startTarget, tcpFrom, udpFrom, writeAll } from './testing.js';
-import { dataSet, manyTemplates, message, templateSet, wideFields, withdrawAllSet } from './messages.js';
+import { assertUnharmed, finish, metricValue, paced, softflowd, startProbe, startTarget, tcpFrom, udpFrom, writeAll } from './testing/harness.js';
+import { dataSet, manyTemplates, message, templateSet, wideFields, withdrawAllSet } from './testing/messages.js';
 
 const CONFIG = { aggregatorTransportProtocol: ['udp', 'tcp'] };
 const ONE_FIELD = [[8, 4]] as const;

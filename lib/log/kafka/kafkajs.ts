@@ -1,6 +1,7 @@
 // kafkajs, loaded with three of its modules replaced by faster ones that give the same results: the
 // Produce request encoder (produce-encoder.ts), the fetched-record decoder (record-decoder.ts), and a
-// linear groupMessagesPerPartition.
+// linear groupMessagesPerPartition; and one replaced by a correct one: the read_committed filter of
+// aborted transactions (aborted-filter.ts).
 // kafkajs's modules take their dependencies with require() when kafkajs loads, so the replacements have
 // to be in Node's module cache first: every module of the Kafka backend takes kafkajs's values from here,
 // and imports kafkajs's types with `import type` (an `import { type X }` still loads the module).
@@ -8,12 +9,14 @@
 import type * as Kafkajs from 'kafkajs';
 import { createRequire } from 'node:module';
 import { fastProduceRequest, type EncoderLike, type ProduceRequest, type ProduceRequestArgs } from './produce-encoder.js';
+import { filterAbortedMessages } from './aborted-filter.js';
 import { decodeRecord } from './record-decoder.js';
 
 const require = createRequire(import.meta.url);
 const PRODUCE_V3 = require.resolve('kafkajs/src/protocol/requests/produce/v3/request.js');
 const GROUP_MESSAGES = require.resolve('kafkajs/src/producer/groupMessagesPerPartition.js');
 const RECORD_DECODER = require.resolve('kafkajs/src/protocol/recordBatch/record/v0/decoder.js');
+const ABORTED_FILTER = require.resolve('kafkajs/src/consumer/filterAbortedMessages.js');
 
 interface GroupArgs<M> {
   topic: string;
@@ -46,6 +49,8 @@ function install(): boolean {
   require.cache[GROUP_MESSAGES]!.exports = groupMessagesPerPartition;
   require(RECORD_DECODER);
   require.cache[RECORD_DECODER]!.exports = decodeRecord;
+  require(ABORTED_FILTER);
+  require.cache[ABORTED_FILTER]!.exports = filterAbortedMessages;
   return true;
 }
 

@@ -15,16 +15,16 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sortRecords } from '../../integration-tests/harness/flow-view.js';
-import { expectedExport, writeTrafficPcap } from '../../integration-tests/harness/softflowd-export.js';
-import { type ExpectedRecord } from '../../integration-tests/harness/softflowd-flows.js';
-import { runSoftflowd } from '../../integration-tests/harness/softflowd.js';
-import { conversationMix, renderTraffic } from '../../integration-tests/harness/traffic.js';
-import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
-import { type FlowRecord } from '../../schemas/flow-record.js';
-import { readFlowRecords, softflowdView } from '../testing.js';
+import { sortRecords } from '../../../integration-tests/harness/flow-view.js';
+import { expectedExport, writeTrafficPcap } from '../../../integration-tests/harness/softflowd-export.js';
+import { type ExpectedRecord } from '../../../integration-tests/harness/softflowd-flows.js';
+import { runSoftflowd } from '../../../integration-tests/harness/softflowd.js';
+import { conversationMix, renderTraffic } from '../../../integration-tests/harness/traffic.js';
+import { openEmbeddedLog } from '../../../lib/log/embedded/index.js';
+import { type FlowRecord } from '../../../schemas/flow-record.js';
+import { readFlowRecords, softflowdView } from '../../testing.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
+const ROOT = join(import.meta.dirname, '..', '..', '..');
 /** The latency bound of issue 11, at the 99th percentile. */
 export const HEALTHZ_P99_MS = 100;
 const MIB = 1024 * 1024;
