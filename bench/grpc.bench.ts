@@ -27,7 +27,7 @@ async function fixture(dir: string, run: string): Promise<Fixture> {
   const certDir = join(dir, 'tls');
   const config = ingestConfig.parse({
     aggregatorTransportProtocol: 'none',
-    ingest: { host: '127.0.0.1', port: 0, grpc: { port: 0, maxStreamsPerPeer: 1000, maxConnectionsPerPeer: 1000 }, tls: { mode: 'directory', dir: certDir } },
+    ingest: { host: '127.0.0.1', port: 0, tcp: { maxConnectionsPerSource: 1000 }, grpc: { port: 0, maxStreamsPerPeer: 1000, maxConnectionsPerPeer: 1000 }, tls: { mode: 'directory', dir: certDir } },
     log: { topics: { flowsRaw: `flows.raw.bench-${run}` } },
   });
   const ingest = createIngest(config, { log });
