@@ -6,7 +6,7 @@ import { createServer, type TLSSocket } from 'node:tls';
 import { exporterAddress } from '../listeners/address.js';
 import { type ConnectionAdmission, type RefusalReason as AdmissionRefusal } from '../listeners/admission.js';
 import { serve, type StreamListener } from '../listeners/tcp.js';
-import { type TlsMaterialSource } from '../listeners/tls.js';
+import { serveRotating, type TlsMaterialSource } from '../listeners/tls.js';
 import { type TlsMaterial } from '../tls/provider.js';
 import { tlsServerOptions } from '../tls/server-options.js';
 
@@ -49,17 +49,7 @@ export async function listenGrpc(opts: GrpcListenerOptions, hooks: GrpcListenerH
     },
   );
   server.on('tlsClientError', (err, socket) => hooks.refused('handshake', exporterAddress(socket.remoteAddress ?? ''), err.message));
-  const reload = () => server.setSecureContext(secureOptions(certificates.current()));
-  certificates.on('updated', reload);
-  const listener = await serve(server, { ...opts, onRefused: (reason, message, address) => hooks.refused(reason, address, message) }, 'grpc').catch((err: unknown) => {
-    certificates.off('updated', reload);
-    throw err;
-  });
-  return {
-    port: listener.port,
-    close: async () => {
-      certificates.off('updated', reload);
-      await listener.close();
-    },
-  };
+  return serveRotating(server, certificates, secureOptions, () =>
+    serve(server, { ...opts, onRefused: (reason, message, address) => hooks.refused(reason, address, message) }, 'grpc'),
+  );
 }

@@ -4,7 +4,7 @@
 // A client must finish its handshake within `handshakeTimeoutMs`, or it is closed: a raw TCP connection that
 // never sends a ClientHello would otherwise hold its slot for ever.
 import { type Socket } from 'node:net';
-import { createServer, type TLSSocket, type TlsOptions } from 'node:tls';
+import { createServer, type Server, type TLSSocket, type TlsOptions } from 'node:tls';
 import { type ConnectionHandler, type StreamListener, type StreamListenerOptions, serve } from './tcp.js';
 
 /** What the listener needs from ingest/tls's CertificateProvider. */
@@ -35,12 +35,20 @@ export async function listenTls<M>(opts: TlsListenerOptions<M>, onConnection: Co
     const parent = parentOf(socket);
     if (parent === undefined || !refused.has(parent)) opts.onHandshakeError?.(err, socket);
   });
-  const reload = () => server.setSecureContext(serverOptions(certificates.current()));
-  certificates.on('updated', reload);
-  const listener = await serve(server, { ...opts, onRefused: (reason, message, address, socket) => {
+  return serveRotating(server, certificates, serverOptions, () => serve(server, { ...opts, onRefused: (reason, message, address, socket) => {
     refused.add(socket);
     opts.onRefused?.(reason, message, address, socket);
-  } }, 'tls').catch((err: unknown) => {
+  } }, 'tls'));
+}
+
+/**
+ * Serves `server` (started by `start`) with the certificates' current material, giving new handshakes
+ * the new material whenever it rotates, until the listener is closed.
+ */
+export async function serveRotating<M>(server: Server, certificates: TlsMaterialSource<M>, serverOptions: (material: M) => TlsOptions, start: () => Promise<StreamListener>): Promise<StreamListener> {
+  const reload = () => server.setSecureContext(serverOptions(certificates.current()));
+  certificates.on('updated', reload);
+  const listener = await start().catch((err: unknown) => {
     certificates.off('updated', reload);
     throw err;
   });
