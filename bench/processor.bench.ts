@@ -21,8 +21,7 @@ import { Aggregator } from '../processor/aggregate/aggregator.js';
 import { compileOutputEncoder } from '../processor/aggregate/output.js';
 import { processorConfig } from '../processor/config.js';
 import { createProcessor } from '../processor/index.js';
-import { eventTime } from '../processor/record-input.js';
-import { waitCaughtUp } from '../processor/testing.js';
+import { aggregatorSettings, waitCaughtUp } from '../processor/testing.js';
 import { componentLogger } from '../lib/telemetry/logger.js';
 import { type BenchResult, type Benchmark } from './types.js';
 
@@ -66,7 +65,7 @@ async function processAll(log: MessageLog, mode: 'Aggregate' | 'Proxy', topic: s
   const names = { groupId: `bench-${label}`, output: `out-${label}`, state: `state-${label}` };
   const config = processorConfig.parse({
     mode,
-    processor: { groupId: names.groupId, idleWatermarkAdvance: 0, maxFlowsPerPartition: 4_000_000 },
+    processor: { groupId: names.groupId, maxFlowsPerPartition: 4_000_000 },
     log: { topics: { flowsRaw: topic, flowsRawPartitions: 1, flowsProcessed: names.output, flowsProcessedPartitions: 1, processorState: names.state } },
   });
   const profiler = await startProfile();
@@ -115,7 +114,7 @@ function bytesPerFlow(flows: number): { bytes: number; flows: number } {
   const records = w.records();
   let next = records.next(); // builds the workload's own per-flow plans, which are not the store's
   const ag = new Aggregator(
-    { activeMs: 60_000, inactiveMs: 90_000, exportDelayMs: 1000, correlationRetries: 2, uncorrelated: 'export', maxFlows: 4_000_000 },
+    aggregatorSettings({ maxFlows: 4_000_000 }),
     compileOutputEncoder(),
     { metadata: undefined, podLabels: false, includeK8sUIDs: false },
   );
@@ -127,7 +126,7 @@ function bytesPerFlow(flows: number): { bytes: number; flows: number } {
   for (let n = 0; !next.done && next.value.round < 2; n++, next = records.next()) {
     if (next.value.round === 1) continue;
     scanner.scan(encoder.flowRecord(next.value).value, r);
-    ag.process(r, eventTime(r, 60_000));
+    ag.process(r);
     if (n % 20_000 === 0) {
       ag.takeOutputs();
       ag.takeChangelog([], 0, n);

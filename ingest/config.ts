@@ -95,6 +95,7 @@ export const ingestSection = z
       })
       .prefault({})
       .describe('The bounded queue between decoding and the log: the backpressure point.'),
+    clockTick: duration.default(1000).describe("How often ingest writes its time to every flows.raw partition (a clock tick), so that a partition receiving no record still moves the processor's clock and its flows expire; 0 never does (flows then wait for the next record)."),
     shutdownTimeout: duration.default(10_000).describe('On stop, how long records still queued may take to reach the log before they are given up (and counted).'),
   })
   .prefault({});

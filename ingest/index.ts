@@ -17,6 +17,7 @@ import { listenTls } from './listeners/tls.js';
 import { listenUdp, type UdpListener } from './listeners/udp.js';
 import { ingestMetrics } from './metrics.js';
 import { type RunningAudit, startSequenceAudit } from './sequence-audit-consumer.js';
+import { type ClockTicks, startClockTicks } from './clock-ticks.js';
 import { Pipeline, type PipelineStats } from './pipeline.js';
 import { type CertificateSource } from './tls/provider.js';
 import { startCertificateSource } from './tls/start.js';
@@ -100,6 +101,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
   let sweeper: NodeJS.Timeout | undefined;
   let deadlines: NodeJS.Timeout | undefined;
   let audit: RunningAudit | undefined;
+  let ticks: ClockTicks | undefined;
 
   const guard = (method: string, allowed: readonly IngestState[]) => {
     if (!allowed.includes(state)) {
@@ -199,6 +201,8 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
         sweeper.unref();
         deadlines = setInterval(() => pipeline.checkStreams(), STREAM_CHECK_MS);
         deadlines.unref();
+        const raw = (await deps.log.admin().listTopics()).find((t) => t.topic === topics.flowsRaw);
+        ticks = startClockTicks(pipeline.queue, raw?.partitions ?? topics.flowsRawPartitions, section.clockTick, deps.now ?? Date.now);
         state = 'running';
         logger.info({ ports, protocols, flowsRaw: topics.flowsRaw, backend: deps.log.backend }, 'ingest started');
       } catch (err) {
@@ -242,6 +246,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
   async function release(): Promise<void> {
     clearInterval(sweeper);
     clearInterval(deadlines);
+    ticks?.stop();
     for (const close of closers.splice(0).reverse()) await close();
     await templatesConsumer?.stop();
     templatesConsumer = undefined;

@@ -23,6 +23,7 @@ export interface ProduceQueueOptions {
   readonly retryMaxMs?: number;
 }
 
+/** `records` count the records with a value: clock ticks (schemas/clock-tick.ts) travel along uncounted. */
 export interface ProduceQueueHooks {
   sent?(records: number, seconds: number): void;
   failed?(err: unknown, records: number, retrying: boolean): void;
@@ -43,6 +44,8 @@ export function recordBytes(r: ProduceRecord): number {
 interface Batch {
   records: ProduceRecord[];
   bytes: number;
+  /** Records with a value. */
+  values: number;
 }
 
 export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
@@ -52,7 +55,7 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
   /** Full batches waiting for an in-flight slot, oldest first. */
   readonly #ready: Batch[] = [];
   /** The batch being filled. */
-  #filling: Batch = { records: [], bytes: 0 };
+  #filling: Batch = { records: [], bytes: 0, values: 0 };
   #queuedRecords = 0;
   #queuedBytes = 0;
   #inFlight = 0;
@@ -90,10 +93,11 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
       const bytes = recordBytes(r);
       this.#filling.records.push(r);
       this.#filling.bytes += bytes;
+      if (r.value !== null) this.#filling.values++;
       this.#queuedBytes += bytes;
       if (this.#filling.records.length >= max) {
         this.#ready.push(this.#filling);
-        this.#filling = { records: [], bytes: 0 };
+        this.#filling = { records: [], bytes: 0, values: 0 };
       }
     }
     this.#queuedRecords += records.length;
@@ -128,7 +132,7 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
     if (this.#linger !== undefined) clearTimeout(this.#linger);
     this.#linger = undefined;
     this.#ready.length = 0;
-    this.#filling = { records: [], bytes: 0 };
+    this.#filling = { records: [], bytes: 0, values: 0 };
     return this.#queuedRecords;
   }
 
@@ -153,7 +157,7 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
     if (this.#filling.records.length === 0 || !(this.#flushing || this.#lingerExpired)) return undefined;
     this.#lingerExpired = false;
     const batch = this.#filling;
-    this.#filling = { records: [], bytes: 0 };
+    this.#filling = { records: [], bytes: 0, values: 0 };
     return batch;
   }
 
@@ -163,11 +167,11 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
       const start = performance.now();
       try {
         await this.#producer.send(this.#opts.topic, batch.records);
-        this.#hooks.sent?.(batch.records.length, (performance.now() - start) / 1000);
+        this.#hooks.sent?.(batch.values, (performance.now() - start) / 1000);
         break;
       } catch (err) {
         const retrying = !isUnwritable(err) && !this.#abandoned;
-        this.#hooks.failed?.(err, batch.records.length, retrying);
+        this.#hooks.failed?.(err, batch.values, retrying);
         if (!retrying) break;
         await delay(backoff);
         backoff = Math.min(backoff * 2, this.#opts.retryMaxMs);

@@ -18,7 +18,9 @@ export const processorSection = z
     uncorrelated: z.enum(['export', 'drop']).default('export').describe("A half of an inter-Node flow whose peer never came, after the retry budget: `export` it alone (flowagg's default) or `drop` it (Antrea's behaviour). Counted either way."),
     correlationRetries: z.number().int().min(0).max(100).default(2).describe("Active expiries an uncorrelated half waits for its peer before it is given up (Antrea's MaxRetries)."),
     exportDelay: duration.default(1000).describe("A flow that became ready is exported this long (event time) after, as Antrea's 1 s export tick does."),
-    idleWatermarkAdvance: duration.default(10_000).describe('A partition that received nothing for this long (wall time) has its watermark moved on with the clock, so that its flows still expire; 0 never does (output then depends only on input).'),
+    allowedLateness: duration.default(30_000).describe("How long a half waiting for its peer (after Antrea's retries) and an inactive flow are kept for records that come late (a source held back, reconnecting with a backlog, a clock behind); also how far behind ingest's receive time a slow source may hold a partition's time. Each flow is held this much longer: memory grows by about the flows that end in this span."),
+    sourceIdleTimeout: duration.default(15_000).describe("A source (exporter address and observation domain: an Agent) that sent nothing to a partition for this long (receive time) no longer holds the partition's time back."),
+    maxSourcesPerPartition: z.number().int().positive().default(10_000).describe("Sources a partition's clock tracks at once; beyond, the one silent longest is forgotten."),
     maxClockAhead: duration.default(60_000).describe("An export time further than this ahead of when the collector received the record counts as the receive time plus this much: an exporter with a clock far ahead cannot expire a partition's flows early."),
     maxFlowsPerPartition: z.number().int().positive().default(1_000_000).describe('Flows held per input partition; when full, the flow due soonest is expired early (exported, counted).'),
   })

@@ -76,7 +76,7 @@ export interface Processor {
 }
 
 type Totals = AggregatorCounters & { badRecords: number };
-const zeroTotals = (): Totals => ({ records: 0, stale: 0, missingTimes: 0, created: 0, correlated: 0, exported: 0, uncorrelatedExported: 0, uncorrelatedDropped: 0, evicted: 0, deleted: 0, badRecords: 0 });
+const zeroTotals = (): Totals => ({ records: 0, stale: 0, late: 0, missingTimes: 0, created: 0, correlated: 0, exported: 0, uncorrelatedExported: 0, uncorrelatedDropped: 0, evicted: 0, deleted: 0, badRecords: 0 });
 
 export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): Processor {
   const logger = deps.logger ?? componentLogger('processor');
@@ -88,6 +88,8 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   const aggregation: AggregatorSettings = {
     activeMs: timeouts.activeMs, inactiveMs: timeouts.inactiveMs, exportDelayMs: section.exportDelay,
     correlationRetries: section.correlationRetries, uncorrelated: section.uncorrelated, maxFlows: section.maxFlowsPerPartition,
+    allowedLatenessMs: section.allowedLateness,
+    clock: { idleMs: section.sourceIdleTimeout, maxAheadMs: section.maxClockAhead, maxSources: section.maxSourcesPerPartition },
   };
   const metadataOptions: MetadataOptions = {
     metadata: deps.metadata, podLabels: config.recordContents.podLabels, includeK8sUIDs: config.flowCollector?.includeK8sUIDs ?? false,
@@ -96,7 +98,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   const io = { records: 0, outputs: 0 };
   const taskSettings: TaskSettings = {
     groupId: section.groupId, inputTopic: topics.flowsRaw, outputTopic: topics.flowsProcessed, changelogTopic: topics.processorState,
-    commitRecords: section.commitRecords, commitIntervalMs: section.commitInterval, idleAdvanceMs: section.idleWatermarkAdvance, now,
+    commitRecords: section.commitRecords, commitIntervalMs: section.commitInterval, now,
     onCommitted: (outputs) => void (io.outputs += outputs),
   };
   const workDeps: WorkDeps = { scanner: new FlowRecordScanner(deps.inputFraming?.kind === 'confluent' ? deps.inputFraming.schemaId : undefined), metadata: metadataOptions, framing: deps.framing ?? { kind: 'single-object' }, logger, budget: section.commitRecords };
@@ -122,6 +124,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     metrics.badRecords.labels('not_a_flow_record').inc(delta('badRecords'));
     metrics.badRecords.labels('no_flow_times').inc(delta('missingTimes'));
     metrics.stale.inc(delta('stale'));
+    metrics.late.inc(delta('late'));
     metrics.correlated.inc(delta('correlated'));
     metrics.uncorrelated.labels('exported').inc(delta('uncorrelatedExported'));
     metrics.uncorrelated.labels('dropped').inc(delta('uncorrelatedDropped'));
@@ -130,7 +133,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   }
 
   function newWork(): PartitionWork {
-    return mode === 'aggregate' ? new AggregateWork(aggregation, section.maxClockAhead, workDeps) : new ProxyWork(workDeps);
+    return mode === 'aggregate' ? new AggregateWork(aggregation, workDeps) : new ProxyWork(workDeps);
   }
 
   async function committedOffset(partition: number): Promise<number | null> {
@@ -245,8 +248,13 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     let flows = 0;
     for (const task of tasks.values()) {
       flows += task.work.flows;
-      const w = task.work.aggregator?.watermark ?? 0;
-      if (w > 0) metrics.watermarkLag.labels(String(task.partition)).set((now() - w) / 1000);
+      const clock = task.work.aggregator?.clock;
+      if (clock !== undefined && clock.now > 0) {
+        const partition = String(task.partition);
+        metrics.watermarkLag.labels(partition).set((now() - clock.now) / 1000);
+        metrics.clockLag.labels(partition).set((clock.received - clock.now) / 1000);
+        metrics.clockSources.labels(partition).set(clock.sourceCount);
+      }
       void task.tick().then(() => (task.failed ? rebuild(task) : undefined)).catch((err: unknown) => logger.error({ partition: task.partition, err }, 'processor tick failed'));
     }
     metrics.flows.set(flows);

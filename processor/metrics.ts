@@ -10,6 +10,7 @@ export const processorMetrics = {
   outputs: m.counter('output_records_total', 'Aggregated or proxied records written to flows.processed (committed)', ['mode']),
   changelog: m.counter('changelog_records_total', 'Records written to processor.state (committed), tombstones included'),
   stale: m.counter('stale_records_total', 'Records ignored as not newer than the previous one from the same Node'),
+  late: m.counter('late_records_total', "Records whose event time was behind their partition's by more than processor.allowedLateness (aggregated all the same: into their flow if it is still held, else as a new one)"),
   correlated: m.counter('correlated_flows_total', 'Inter-Node flows whose two halves met'),
   uncorrelated: m.counter('uncorrelated_flows_total', 'Halves whose peer never came within the retry budget, by what happened to them', ['action']),
   evicted: m.counter('evicted_flows_total', 'Flows expired early because their partition held processor.maxFlowsPerPartition flows'),
@@ -21,4 +22,6 @@ export const processorMetrics = {
   partitions: m.gauge('partitions', 'Input partitions assigned to this instance'),
   flows: m.gauge('flows', 'Flows held in aggregation state'),
   watermarkLag: m.gauge('watermark_lag_seconds', 'Wall time minus the event-time watermark of the partition', ['partition']),
+  clockLag: m.gauge('clock_lag_seconds', "The partition's receive clock (ingest's time, from the log) minus its event time: how far its slowest active source holds it back", ['partition']),
+  clockSources: m.gauge('clock_sources', "Sources (exporter address and observation domain) the partition's clock tracks", ['partition']),
 };

@@ -13,7 +13,7 @@ import { decodeOutput, produceSpecs, type RecordSpec, waitCaughtUp } from './tes
 
 function config(overrides: Record<string, unknown> = {}): ProcessorConfig {
   return processorConfig.parse({
-    processor: { idleWatermarkAdvance: 0, commitInterval: 20, ...(overrides.processor as object) },
+    processor: { commitInterval: 20, ...(overrides.processor as object) },
     log: { topics: { flowsRawPartitions: 2, flowsProcessedPartitions: 2 } },
     ...Object.fromEntries(Object.entries(overrides).filter(([k]) => k !== 'processor')),
   });

@@ -78,14 +78,25 @@ export function isFromSourceNode(r: ScannedRecord): boolean {
 }
 
 /**
- * The record's event time (ms): the export time of its IPFIX message, unless that is further than
- * `maxAheadMs` ahead of when the collector received it (an exporter clock far ahead), then the receive
- * time plus that much. Both are in the record, so the same record always has the same event time.
+ * The source of records for the partition clock: the exporter's address and observation domain (an Agent),
+ * as a string. Consecutive records mostly come from one message, so the last one's is kept.
  */
-export function eventTime(r: ScannedRecord, maxAheadMs: number): number {
-  const exportTime = r.num0(R.exportTime);
-  const received = r.num0(R.receiveTime);
-  return received > 0 && exportTime > received + maxAheadMs ? received + maxAheadMs : exportTime;
+export class SourceIds {
+  private last = '';
+  private lastAddress = Buffer.alloc(0);
+  private lastDomain = -1;
+
+  of(r: ScannedRecord): string {
+    const start = r.start[R.exporterAddress]!;
+    const end = start < 0 ? start : start + r.length[R.exporterAddress]!;
+    const domain = r.num0(R.observationDomainId);
+    const a = this.lastAddress;
+    if (domain === this.lastDomain && end - start === a.length && (start < 0 || r.buf.compare(a, 0, a.length, start, end) === 0)) return this.last;
+    this.lastAddress = start < 0 ? Buffer.alloc(0) : Buffer.from(r.buf.subarray(start, end));
+    this.lastDomain = domain;
+    this.last = `${latin1(this.lastAddress, 0, this.lastAddress.length)}/${domain}`;
+    return this.last;
+  }
 }
 
 const keyInput = new FlowKeyInput();

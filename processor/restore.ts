@@ -4,7 +4,7 @@
 import { type Reader } from '../lib/log/types.js';
 import { type Logger } from '../lib/telemetry/logger.js';
 import { type Aggregator } from './aggregate/aggregator.js';
-import { applyChangelogRecord } from './aggregate/changelog.js';
+import { StateRestore } from './aggregate/state-restore.js';
 
 const PROGRESS_EVERY_MS = 5000;
 const FETCH_RECORDS = 50_000;
@@ -21,16 +21,11 @@ export async function restoreAggregation(reader: Reader, topic: string, partitio
   const started = now();
   let lastReport = started;
   let records = 0;
-  let watermark = 0;
-  let nextSeq = 0;
-  let inputOffset: number | null = null;
+  const state = new StateRestore(aggregator);
   let next = 0;
   for (;;) {
     const r = await reader.fetch({ topic, partition }, next, { maxRecords: FETCH_RECORDS });
-    for (const record of r.records) {
-      const applied = applyChangelogRecord(aggregator.store, record.key ?? Buffer.alloc(0), record.value);
-      if (applied.kind === 'watermark') ({ watermark, nextSeq, inputOffset } = applied);
-    }
+    for (const record of r.records) state.apply(record.key, record.value);
     records += r.records.length;
     next = r.next;
     if (next >= r.highWatermark) break;
@@ -39,6 +34,6 @@ export async function restoreAggregation(reader: Reader, topic: string, partitio
       logger.info({ topic, partition, records, flows: aggregator.store.size, at: next, end: r.highWatermark }, 'restoring aggregation state');
     }
   }
-  aggregator.restored(watermark, nextSeq);
-  return { records, flows: aggregator.store.size, ms: now() - started, inputOffset };
+  state.finish();
+  return { records, flows: aggregator.store.size, ms: now() - started, inputOffset: state.inputOffset };
 }

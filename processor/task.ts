@@ -20,8 +20,6 @@ export interface TaskSettings {
   readonly changelogTopic: string;
   readonly commitRecords: number;
   readonly commitIntervalMs: number;
-  /** 0: the watermark never moves without records. */
-  readonly idleAdvanceMs: number;
   readonly now: () => number;
   /** Told the number of output records of each committed transaction. */
   readonly onCommitted?: (outputs: number) => void;
@@ -41,8 +39,6 @@ export class PartitionTask {
   private uncommitted = 0;
   private committedPosition: number;
   private lastCommitAt: number;
-  private lastInputAt: number;
-  private lastIdleAt: number;
   private busy = false;
   private ticking = false;
   private closed = false;
@@ -64,8 +60,7 @@ export class PartitionTask {
     this.txn = firstTransaction;
     this.position = position;
     this.committedPosition = position;
-    const now = settings.now();
-    this.lastCommitAt = this.lastInputAt = this.lastIdleAt = now;
+    this.lastCommitAt = settings.now();
   }
 
   /** The input offset committed last (the next one to read after a restart). */
@@ -81,7 +76,6 @@ export class PartitionTask {
   async processBatch(records: readonly LogRecord[]): Promise<void> {
     this.throwIfFailed();
     this.busy = true;
-    this.lastInputAt = this.settings.now();
     try {
       for (const record of records) {
         if (record.offset < this.position) continue;
@@ -91,11 +85,10 @@ export class PartitionTask {
       }
     } finally {
       this.busy = false;
-      this.lastInputAt = this.lastIdleAt = this.settings.now();
     }
   }
 
-  /** The runtime's timer: moves an idle partition's watermark on, and commits what waits for longer than commitInterval. */
+  /** The runtime's timer: commits what waits for longer than commitInterval. */
   async tick(): Promise<void> {
     if (this.closed || this.failed || this.busy || this.ticking) return;
     this.ticking = true;
@@ -107,17 +100,7 @@ export class PartitionTask {
   }
 
   private async tickOnce(): Promise<void> {
-    const now = this.settings.now();
-    const idleAdvance = this.settings.idleAdvanceMs;
-    if (idleAdvance > 0 && now - this.lastInputAt >= idleAdvance) {
-      let done = this.work.idle(now - this.lastIdleAt);
-      this.lastIdleAt = now;
-      while (!done && !this.failed) {
-        await this.commit();
-        done = this.work.idle(0);
-      }
-    }
-    if ((this.uncommitted > 0 || this.work.pending > 0) && now - this.lastCommitAt >= this.settings.commitIntervalMs) await this.commit();
+    if ((this.uncommitted > 0 || this.work.pending > 0) && this.settings.now() - this.lastCommitAt >= this.settings.commitIntervalMs) await this.commit();
   }
 
   private async commitOrThrow(): Promise<void> {

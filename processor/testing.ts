@@ -9,6 +9,19 @@ import { type MetadataSource, type NodeInfo, type PodInfo, type ServiceInfo } fr
 import { labelsJson } from '../lib/k8s/store/events.js';
 import { FLOW_RECORD_FIELDS, type FlowRecord, flowRecordReader, flowRecordWriter } from '../schemas/flow-record.js';
 import { FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
+import { type AggregatorSettings } from './aggregate/aggregator.js';
+
+/**
+ * Antrea's defaults (60 s active, 90 s inactive, 1 s export delay, 2 retries), no allowed lateness: the
+ * aggregation then keeps Antrea's timeline to the second.
+ */
+export function aggregatorSettings(overrides: Partial<AggregatorSettings> = {}): AggregatorSettings {
+  return {
+    activeMs: 60_000, inactiveMs: 90_000, exportDelayMs: 1000, correlationRetries: 2, uncorrelated: 'export', maxFlows: 1_000_000, allowedLatenessMs: 0,
+    ...overrides,
+    clock: { idleMs: 15_000, maxAheadMs: 60_000, maxSources: 10_000, ...overrides.clock },
+  };
+}
 
 /** FlowRecord fields by name; addresses as text, times in seconds (as Antrea agents send them). */
 export interface RecordSpec {

@@ -1,19 +1,21 @@
 // What a partition task does with its input records, by mode: aggregate (an Aggregator, with state and
 // a changelog) or proxy (stateless). Both read records with the compiled scanner; a value that is not a
 // FlowRecord is counted and skipped (it is already in the log: skipping loses nothing accepted, and
-// stopping would stop the partition for good).
+// stopping would stop the partition for good). Ingest's clock ticks (schemas/clock-tick.ts) move the
+// aggregation's clock and are no input of their own.
 import { isFlowaggError } from '../lib/errors.js';
 import { type LogRecord, type ProduceRecord } from '../lib/log/types.js';
 import { sampledLogger, type Logger } from '../lib/telemetry/logger.js';
 import { RecordBuffer } from '../ingest/records/record-buffer.js';
 import { type AvroFraming } from '../schemas/avro.js';
+import { clockTickTime } from '../schemas/clock-tick.js';
 import { flowRecordReader, flowRecordWriter } from '../schemas/flow-record.js';
 import { type FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
 import { Aggregator, type AggregatorSettings } from './aggregate/aggregator.js';
 import { compileOutputEncoder } from './aggregate/output.js';
 import { type MetadataOptions } from './metadata-fill.js';
 import { ProxyChanges, proxyChanges, proxyHeader, referenceProxy, spliceRecord } from './proxy/transform.js';
-import { eventTime, flowKeyString } from './record-input.js';
+import { flowKeyString } from './record-input.js';
 
 export interface PartitionWork {
   readonly mode: 'aggregate' | 'proxy';
@@ -22,8 +24,6 @@ export interface PartitionWork {
    * expiries): the caller commits and offers the same record again.
    */
   accept(record: LogRecord): boolean;
-  /** Moves event time on by `ms` (an idle partition) and expires what became due, within the budget; false when it must commit first. */
-  idle(ms: number): boolean;
   /** End of input: every flow exported or dropped, within the budget; false when it must commit first. */
   flush(): boolean;
   /** Output records since the last call. */
@@ -64,7 +64,6 @@ export class AggregateWork implements PartitionWork {
 
   constructor(
     settings: AggregatorSettings,
-    private readonly maxClockAheadMs: number,
     private readonly deps: WorkDeps,
   ) {
     this.aggregator = new Aggregator(settings, compileOutputEncoder(deps.framing), deps.metadata);
@@ -72,6 +71,12 @@ export class AggregateWork implements PartitionWork {
   }
 
   accept(record: LogRecord): boolean {
+    const ag = this.aggregator;
+    const tick = clockTickTime(record);
+    if (tick !== undefined) {
+      ag.tick(tick);
+      return ag.expireDue(this.deps.budget);
+    }
     const r = this.r;
     try {
       this.deps.scanner.scan(record.value ?? Buffer.alloc(0), r);
@@ -80,17 +85,10 @@ export class AggregateWork implements PartitionWork {
       this.badRecords++;
       return true;
     }
-    const ag = this.aggregator;
-    ag.advanceTo(eventTime(r, this.maxClockAheadMs));
+    const t = ag.observe(r);
     if (!ag.expireDue(this.deps.budget)) return false;
-    ag.add(r);
+    ag.add(r, t);
     return true;
-  }
-
-  idle(ms: number): boolean {
-    const ag = this.aggregator;
-    if (ag.watermark > 0) ag.advanceTo(ag.watermark + ms);
-    return ag.expireDue(this.deps.budget);
   }
 
   flush(): boolean {
@@ -133,6 +131,7 @@ export class ProxyWork implements PartitionWork {
   }
 
   accept(record: LogRecord): boolean {
+    if (clockTickTime(record) !== undefined) return true;
     const r = this.r;
     const value = record.value ?? Buffer.alloc(0);
     try {
@@ -144,10 +143,6 @@ export class ProxyWork implements PartitionWork {
       this.reportBad(record, err);
       this.badRecords++;
     }
-    return true;
-  }
-
-  idle(): boolean {
     return true;
   }
 

@@ -83,8 +83,6 @@ log:
   backend: kafka
   kafka:
     brokers: [${kafka.networkBrokers}]
-processor:
-  idleWatermarkAdvance: 2s
 clickHouse:
   databaseURL: ${clickhouse.networkUrl}
   commitInterval: 1s

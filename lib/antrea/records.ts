@@ -53,13 +53,16 @@ export class FlowRecordEncoder {
     return this.ipfix.subarray(0, end);
   }
 
-  /** The record as ingest writes it to flows.raw: its flow key and framed Avro FlowRecord (views that stay valid). */
-  flowRecord(r: AgentRecord): { key: Buffer; value: Buffer } {
+  /**
+   * The record as ingest writes it to flows.raw: its flow key and framed Avro FlowRecord (views that stay
+   * valid). Received at its export time unless `receiveTimeMs` says otherwise.
+   */
+  flowRecord(r: AgentRecord, receiveTimeMs = r.exportTime * 1000): { key: Buffer; value: Buffer } {
     const c = this.codec(r.node);
     const bytes = this.ipfixRecord(r);
     c.context.exportTime = r.exportTime;
     c.context.sequenceNumber = c.sequence++;
-    c.context.receiveTime = r.exportTime * 1000;
+    c.context.receiveTime = receiveTimeMs;
     c.context.observationDomainId = r.node.observationDomainId;
     c.context.templateId = c.template[r.family].id;
     c.transcoder[r.family].transcode(bytes, 0, bytes.length, c.context, this.out);

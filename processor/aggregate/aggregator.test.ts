@@ -3,18 +3,15 @@ import { describe, test } from 'node:test';
 import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
 import { type MetadataOptions } from '../metadata-fill.js';
-import { eventTime } from '../record-input.js';
-import { decodeOutput, type RecordSpec, scanned, staticMetadata } from '../testing.js';
+import { aggregatorSettings, decodeOutput, type RecordSpec, scanned, staticMetadata } from '../testing.js';
 import { Aggregator, type AggregatorSettings } from './aggregator.js';
-import { applyChangelogRecord } from './changelog.js';
 import { compileOutputEncoder } from './output.js';
-
-const SETTINGS: AggregatorSettings = { activeMs: 60_000, inactiveMs: 90_000, exportDelayMs: 1000, correlationRetries: 2, uncorrelated: 'export', maxFlows: 1_000_000 };
+import { StateRestore } from './state-restore.js';
 const NO_METADATA: MetadataOptions = { metadata: undefined, podLabels: false, includeK8sUIDs: false };
 const encoder = compileOutputEncoder();
 
 function aggregator(settings: Partial<AggregatorSettings> = {}, metadata = NO_METADATA): Aggregator {
-  return new Aggregator({ ...SETTINGS, ...settings }, encoder, metadata);
+  return new Aggregator(aggregatorSettings(settings), encoder, metadata);
 }
 
 /**
@@ -24,11 +21,11 @@ function aggregator(settings: Partial<AggregatorSettings> = {}, metadata = NO_ME
 function feed(ag: Aggregator, specs: readonly RecordSpec[], until?: number): FlowRecord[] {
   for (const spec of specs) {
     const r = scanned(spec);
-    ag.process(r, eventTime(r, 60_000));
+    ag.process(r);
   }
   if (until !== undefined) {
     for (let t = Math.floor(ag.watermark / 1000) + 1; t <= Math.ceil(until); t++) {
-      ag.advanceTo(Math.min(t, until) * 1000);
+      ag.tick(Math.min(t, until) * 1000);
       ag.expireDue();
     }
   }
@@ -294,6 +291,54 @@ describe('aggregation rules', () => {
   });
 });
 
+describe('time: sources, lateness, per-Node staleness', () => {
+  const nodeA = { exporter: '192.0.2.10', observationDomainId: 10 };
+  const nodeB = { exporter: '192.0.2.11', observationDomainId: 11 };
+
+  test('a Node read far ahead of another does not expire the flows the other has not reported yet', () => {
+    const ag = aggregator({ activeMs: 5000, inactiveMs: 10_000, clock: { idleMs: 15_000, maxAheadMs: 600_000, maxSources: 10 } });
+    // Node A's records, 300 s of its time, read within a second before Node B's (a backlog, a faster connection).
+    const received = (t: number) => ({ receiveTime: 1_000_000 + (t - 1000) });
+    const outs = feed(ag, [srcHalf(1005, 10, { ...nodeA, ...received(1005) }), dstHalf(1005, 10, { ...nodeB, ...received(1005) })]);
+    for (let t = 1010; t <= 1300; t += 5) outs.push(...feed(ag, [srcHalf(t, t, { ...nodeA, ...received(t) })]));
+    assert.equal(ag.counters.uncorrelatedExported, 0, 'B holds the partition\'s time back');
+    for (let t = 1010; t <= 1300; t += 5) outs.push(...feed(ag, [dstHalf(t, t, { ...nodeB, ...received(1300 + t) })]));
+    outs.push(...feed(ag, [], 1400));
+    const sums = outs.reduce((a, o) => [a[0]! + (o.packetDeltaCountFromSourceNode as number), a[1]! + (o.packetDeltaCountFromDestinationNode as number)], [0, 0]);
+    assert.deepEqual(sums, [600, 600], 'every delta of both Nodes, in one flow');
+    assert.ok(outs.every((o) => o.sourcePodName === 'client' && o.destinationPodName === 'server'));
+  });
+
+  test('a half waits the allowed lateness past Antrea\'s retries for its peer', () => {
+    const ag = aggregator({ allowedLatenessMs: 60_000 });
+    assert.equal(feed(ag, [srcHalf(1010, 100)], 1010 + 3 * 60 + 59).length, 0, 'still waiting, 239 s on');
+    const [out] = feed(ag, [dstHalf(1249, 120)], 1251);
+    assert.deepEqual([out!.sourcePodName, out!.destinationPodName, ag.counters.uncorrelatedExported], ['client', 'server', 0]);
+    const alone = aggregator({ allowedLatenessMs: 60_000 });
+    assert.equal(feed(alone, [srcHalf(1010, 100)], 1010 + 3 * 60 + 60).length, 1, 'exported alone once the lateness is spent too');
+  });
+
+  test('an inactive flow lingers the allowed lateness: a late record joins it, counted late once past the lateness', () => {
+    const ag = aggregator({ allowedLatenessMs: 30_000 });
+    feed(ag, [srcHalf(1010, 100), dstHalf(1010, 100)], 1101);
+    assert.equal(ag.flows, 1, 'inactive at 1100, kept until 1130');
+    // Exported at the flow's next active deadline (1131), as any record aggregated into a flow is.
+    const [late] = feed(ag, [{ ...dstHalf(1020, 110), exportTime: 1020, ...nodeB }], 1131);
+    assert.deepEqual([late!.sequenceNumber, late!.packetDeltaCountFromDestinationNode, late!.packetTotalCountFromDestinationNode], [1, 10, 110], 'the same flow, its second export');
+    assert.equal(ag.counters.late, 1, '82 s behind a partition time of 1102 s');
+    feed(ag, [], 1300);
+    assert.equal(ag.flows, 0);
+  });
+
+  test('a flow that needs no correlation keeps each Node\'s flow end: a record of one Node after a later-ending one of the other is not stale', () => {
+    const ag = aggregator();
+    const deny = { egressNetworkPolicyRuleAction: 2 };
+    const outs = feed(ag, [srcHalf(1010, 10, { ...deny, ...nodeA }), dstHalf(1008, 10, { ...deny, ...nodeB }), srcHalf(1008, 20, { ...deny, ...nodeA })], 1200);
+    assert.equal(ag.counters.stale, 1, 'only Node A\'s record ending before its own previous one');
+    assert.equal(outs.reduce((n, o) => n + (o.packetDeltaCountFromSourceNode as number), 0), 20, 'both Nodes\' first records aggregated');
+  });
+});
+
 describe('state through the changelog', () => {
   /** A workload of many flows, records interleaved, with time moving on. */
   function workload(): RecordSpec[] {
@@ -318,9 +363,9 @@ describe('state through the changelog', () => {
     const straight = aggregator();
     for (const spec of specs) {
       const r = scanned(spec);
-      straight.process(r, eventTime(r, 60_000));
+      straight.process(r);
     }
-    straight.advanceTo(5000 * 1000);
+    straight.tick(5000 * 1000);
     straight.expireDue();
     const expected = straight.takeOutputs().map((o) => (o.value as Buffer).toString('hex'));
     for (const cut of [1, 37, 200, 333, specs.length - 1]) {
@@ -329,7 +374,7 @@ describe('state through the changelog', () => {
       const outputs: string[] = [];
       specs.forEach((spec, n) => {
         const r = scanned(spec);
-        ag.process(r, eventTime(r, 60_000));
+        ag.process(r);
         if (n % 17 === 0 || n === cut) {
           const entries: { key: Buffer; value: Buffer | null }[] = [];
           ag.takeChangelog(entries as never, 0, n + 1);
@@ -338,16 +383,12 @@ describe('state through the changelog', () => {
         }
         if (n === cut) {
           ag = aggregator();
-          let watermark = 0;
-          let nextSeq = 0;
-          for (const e of changelog) {
-            const applied = applyChangelogRecord(ag.store, e.key, e.value);
-            if (applied.kind === 'watermark') ({ watermark, nextSeq } = applied);
-          }
-          ag.restored(watermark, nextSeq);
+          const restore = new StateRestore(ag);
+          for (const e of changelog) restore.apply(e.key, e.value);
+          restore.finish();
         }
       });
-      ag.advanceTo(5000 * 1000);
+      ag.tick(5000 * 1000);
       ag.expireDue();
       outputs.push(...ag.takeOutputs().map((o) => (o.value as Buffer).toString('hex')));
       assert.deepEqual(outputs, expected, `restored after record ${cut}`);
@@ -365,7 +406,7 @@ describe('state through the changelog', () => {
     ag.discard();
     const after: { key: Buffer; value: Buffer | null }[] = [];
     ag.takeChangelog(after as never, 0, 0);
-    assert.equal(after.filter((e) => e.value === null).length, 2 * flows);
+    assert.equal(after.filter((e) => e.value === null).length, 2 * flows + 1, 'both keys of every flow, and the one source of the clock');
     assert.deepEqual([ag.flows, ag.takeOutputs().length, ag.watermark], [0, 0, 0]);
   });
 });

@@ -1,22 +1,25 @@
-// The aggregation of one input partition: its flow store, its expiry queue and its event-time
-// watermark, fed record by record, writing output records and, on demand, the changelog of what changed.
-// Pure: no I/O and no clock; time is the records' event time, so the same records give the same outputs
-// (and the same changelog) whatever the batching, the commits and the restarts in between.
+// The aggregation of one input partition: its flow store, its expiry queue and its clock, fed record by
+// record, writing output records and, on demand, the changelog of what changed. Pure: no I/O and no
+// clock of its own; time comes from the records (clock.ts), so the same records give the same outputs (and
+// the same changelog) whatever the batching, the commits and the restarts in between.
 //
 // Per record (reference §5.5, §5.6, Antrea's "(B)" behaviour):
-//   1. the watermark moves to the record's event time (never back); every flow due by then expires first;
-//   2. the record creates its flow, correlates it (the other Node's half) or aggregates into it.
+//   1. the partition clock takes the record (its source's progress); every flow due by then expires first;
+//   2. the record creates its flow, correlates it (the other Node's half) or aggregates into it; its
+//      deadlines count from the record's event time (from the partition's, for a late record).
 // Expiry of a flow (its active or inactive deadline passed):
-//   - a half still waiting for its peer spends one retry; past the budget it is exported alone
-//     (`uncorrelated: export`) or dropped (`drop`, Antrea's behaviour);
+//   - a half still waiting for its peer spends one retry; past the budget it waits `allowedLatenessMs`
+//     more, then is exported alone (`uncorrelated: export`) or dropped (`drop`, Antrea's behaviour);
 //   - an exportable flow with new data is exported (deltas and throughputs reset after);
-//   - past its inactive deadline the flow is deleted, else its next active deadline is set.
+//   - past its inactive deadline it lingers `allowedLatenessMs` for late records, then is deleted; else
+//     its next active deadline is set.
 import { type ProduceRecord } from '../../lib/log/types.js';
 import { RecordBuffer } from '../../ingest/records/record-buffer.js';
 import { type ScannedRecord } from '../../schemas/flow-record-scanner.js';
 import { type MetadataOptions } from '../metadata-fill.js';
-import { FLOW_TYPE_INTER_NODE, flowKeyString, isDenied, isFromSourceNode, needsCorrelation, R } from '../record-input.js';
-import { encodeIdentity, encodeKey, encodeStats, encodeWatermark, identityKey, WATERMARK_KEY } from './changelog.js';
+import { FLOW_TYPE_INTER_NODE, flowKeyString, isDenied, isFromSourceNode, needsCorrelation, R, SourceIds } from '../record-input.js';
+import { encodeIdentity, encodeKey, encodeSource, encodeStats, encodeWatermark, identityKey, sourceKey, WATERMARK_KEY } from './changelog.js';
+import { type ClockSettings, PartitionClock } from './clock.js';
 import {
   DIRTY_IDENTITY, DIRTY_STATS, F_ACTIVE, F_INACTIVE, F_SEQ, F_WIDTH, I_EXPORTS, I_WIDTH, SIDE_DESTINATION, SIDE_SOURCE, U_BASE_SIDE, U_DIRTY,
   U_EGRESS_ACTION, U_FLOW_TYPE, U_INGRESS_ACTION, U_LIFECYCLE, U_RETRIES, U_WIDTH,
@@ -40,6 +43,12 @@ export interface AggregatorSettings {
   readonly correlationRetries: number;
   readonly uncorrelated: 'export' | 'drop';
   readonly maxFlows: number;
+  /**
+   * How long past its deadlines a half waiting for its peer, or an inactive flow, is kept for records that
+   * come late; also how far behind the receive clock a slow source may hold the partition's time.
+   */
+  readonly allowedLatenessMs: number;
+  readonly clock: Omit<ClockSettings, 'maxLagMs'>;
 }
 
 export interface AggregatorCounters {
@@ -47,6 +56,8 @@ export interface AggregatorCounters {
   records: number;
   /** Records ignored as not newer than the previous one from the same Node. */
   stale: number;
+  /** Records whose event time was behind the partition's by more than the allowed lateness (aggregated all the same). */
+  late: number;
   /** Records without flow start or end time, skipped as Antrea skips them. */
   missingTimes: number;
   created: number;
@@ -66,10 +77,10 @@ const BOTH_SIDES = [SIDE_SOURCE, SIDE_DESTINATION] as const;
 export class Aggregator {
   readonly store: FlowStore;
   readonly counters: AggregatorCounters = {
-    records: 0, stale: 0, missingTimes: 0, created: 0, correlated: 0, exported: 0, uncorrelatedExported: 0, uncorrelatedDropped: 0, evicted: 0, deleted: 0,
+    records: 0, stale: 0, late: 0, missingTimes: 0, created: 0, correlated: 0, exported: 0, uncorrelatedExported: 0, uncorrelatedDropped: 0, evicted: 0, deleted: 0,
   };
-  /** Event time (ms) of the partition: the latest record's, or where an idle advance moved it. */
-  watermark = 0;
+  readonly clock: PartitionClock;
+  private readonly sources = new SourceIds();
   private readonly heap: ExpiryHeap;
   private nextSeq = 0;
   private outputs: ProduceRecord[] = [];
@@ -84,6 +95,7 @@ export class Aggregator {
     store = new FlowStore(),
   ) {
     this.store = store;
+    this.clock = new PartitionClock({ ...settings.clock, maxLagMs: settings.allowedLatenessMs });
     this.heap = new ExpiryHeap(store.capacity);
     store.onGrow = (capacity) => this.heap.grow(capacity);
   }
@@ -97,14 +109,24 @@ export class Aggregator {
     return this.store.size;
   }
 
-  /** Moves the watermark to `t` if later (a record's event time, or the clock of an idle partition). */
-  advanceTo(t: number): void {
-    if (t > this.watermark) this.watermark = t;
+  /** Event time (ms) of the partition: flows due by it have expired. */
+  get watermark(): number {
+    return this.clock.now;
   }
 
-  /** Expires every flow due by the watermark; stops early, returning false, once `budget` records are pending. */
+  /** Takes a record into the partition's clock; returns its event time. Taking it again changes nothing. */
+  observe(r: ScannedRecord): number {
+    return this.clock.observe(this.sources.of(r), r.num0(R.exportTime), r.num0(R.receiveTime));
+  }
+
+  /** A clock tick of the log (ingest's receive time while no record comes). */
+  tick(receiveTime: number): void {
+    this.clock.tick(receiveTime);
+  }
+
+  /** Expires every flow due by the partition's time; stops early, returning false, once `budget` records are pending. */
   expireDue(budget = Infinity): boolean {
-    const w = this.watermark;
+    const w = this.clock.now;
     for (;;) {
       const slot = this.heap.peek();
       if (slot < 0 || this.heap.peekDeadline() > w) return true;
@@ -113,15 +135,15 @@ export class Aggregator {
     }
   }
 
-  /** Feeds one record without a budget: advance, expire, add. */
-  process(r: ScannedRecord, time: number): void {
-    this.advanceTo(time);
+  /** Feeds one record without a budget: observe, expire, add. */
+  process(r: ScannedRecord): void {
+    const t = this.observe(r);
     this.expireDue();
-    this.add(r);
+    this.add(r, t);
   }
 
-  /** Aggregates one record; the caller has advanced the watermark to its time and expired what was due. */
-  add(r: ScannedRecord): void {
+  /** Aggregates one record of event time `t` (observe()); the caller has expired what was due. */
+  add(r: ScannedRecord, t: number): void {
     const start = r.num[R.flowStart]!;
     const end = r.num[R.flowEnd]!;
     if (start !== start || end !== end) {
@@ -134,7 +156,9 @@ export class Aggregator {
     const side = isFromSourceNode(r) ? SIDE_SOURCE : SIDE_DESTINATION;
     const own = correlation ? (side === SIDE_SOURCE ? SOURCE_ONLY : DESTINATION_ONLY) : BOTH_SIDES;
     const { store, settings } = this;
-    const w = this.watermark;
+    const w = this.clock.now;
+    if (t < w - settings.allowedLatenessMs) this.counters.late++;
+    const base = t > w ? t : w;
     let slot = store.slotOf(key);
     const created = slot < 0;
     if (created) {
@@ -145,14 +169,14 @@ export class Aggregator {
     const f = store.f64;
     const u8 = store.u8;
     if (created) {
-      createFlow(store, slot, r, own);
+      createFlow(store, slot, r, own, side);
       const u = slot * U_WIDTH;
       u8[u + U_LIFECYCLE] = correlation ? WAITING : PENDING;
       u8[u + U_BASE_SIDE] = side;
       const at = slot * F_WIDTH;
       f[at + F_SEQ] = this.nextSeq++;
-      f[at + F_INACTIVE] = w + settings.inactiveMs;
-      f[at + F_ACTIVE] = w + (correlation ? settings.activeMs : settings.exportDelayMs);
+      f[at + F_INACTIVE] = base + Math.max(settings.inactiveMs, correlation ? settings.activeMs : 0);
+      f[at + F_ACTIVE] = base + (correlation ? settings.activeMs : settings.exportDelayMs);
       this.counters.created++;
     } else {
       const u = slot * U_WIDTH;
@@ -162,21 +186,28 @@ export class Aggregator {
         correlate(store, slot, r);
         this.counters.correlated++;
       }
-      const fresh = aggregate(store, slot, r, own);
+      const fresh = aggregate(store, slot, r, own, side);
       if (!fresh) this.counters.stale++;
       if (peer || fresh) u8[u + U_LIFECYCLE] = transition(state, peer ? ON_PEER : ON_RECORD);
       const at = slot * F_WIDTH;
-      f[at + F_INACTIVE] = w + settings.inactiveMs;
-      if (peer) f[at + F_ACTIVE] = w + settings.exportDelayMs;
+      // Never earlier: a record from a source behind the one that set it does not shorten a flow's life.
+      f[at + F_INACTIVE] = Math.max(f[at + F_INACTIVE]!, base + settings.inactiveMs);
+      if (peer) f[at + F_ACTIVE] = base + settings.exportDelayMs;
       store.markDirty(slot, DIRTY_STATS);
     }
-    this.schedule(slot);
+    this.schedule(slot, w);
   }
 
-  private schedule(slot: number): void {
+  /**
+   * Queues a flow at its next deadline: the sooner of its active and inactive ones, or, once inactive (a
+   * lingering flow, kept for late records), the end of its lateness. An active deadline in the past (a late
+   * record revived a lingering flow) is due at once.
+   */
+  private schedule(slot: number, w: number): void {
     const at = slot * F_WIDTH;
     const f = this.store.f64;
-    this.heap.set(slot, Math.min(f[at + F_ACTIVE]!, f[at + F_INACTIVE]!), f[at + F_SEQ]!);
+    const inactive = f[at + F_INACTIVE]!;
+    this.heap.set(slot, inactive > w ? Math.min(f[at + F_ACTIVE]!, inactive) : inactive + this.settings.allowedLatenessMs, f[at + F_SEQ]!);
   }
 
   /** Expires one flow due by `w`; `forced` (eviction, end of input) gives up waiting, exports and deletes now. */
@@ -187,11 +218,14 @@ export class Aggregator {
     const f = store.f64;
     if (store.u8[u + U_LIFECYCLE] === WAITING) {
       const retries = ++store.u8[u + U_RETRIES]!;
-      if (!forced && retries <= settings.correlationRetries) {
-        f[at + F_ACTIVE] = w + settings.activeMs;
-        f[at + F_INACTIVE] = w + settings.inactiveMs;
+      const lateness = settings.allowedLatenessMs;
+      // Antrea's retries, one active timeout each, then the allowed lateness: the peer may be a slow source's.
+      const wait = retries <= settings.correlationRetries ? settings.activeMs : retries === settings.correlationRetries + 1 && lateness > 0 ? lateness : 0;
+      if (!forced && wait > 0) {
+        f[at + F_ACTIVE] = w + wait;
+        f[at + F_INACTIVE] = w + Math.max(wait, settings.inactiveMs);
         store.markDirty(slot, DIRTY_STATS);
-        this.schedule(slot);
+        this.schedule(slot, w);
         return;
       }
       if (settings.uncorrelated === 'drop') {
@@ -203,13 +237,13 @@ export class Aggregator {
       this.counters.uncorrelatedExported++;
     }
     if (hasNewData(store.u8[u + U_LIFECYCLE]!)) this.export(slot, w);
-    if (forced || f[at + F_INACTIVE]! <= w) {
+    if (forced || f[at + F_INACTIVE]! + settings.allowedLatenessMs <= w) {
       this.delete(slot);
       return;
     }
     if (f[at + F_ACTIVE]! <= w) f[at + F_ACTIVE] = w + settings.activeMs;
     store.markDirty(slot, DIRTY_STATS);
-    this.schedule(slot);
+    this.schedule(slot, w);
   }
 
   private export(slot: number, w: number): void {
@@ -248,7 +282,7 @@ export class Aggregator {
     const slot = this.heap.peek();
     if (slot < 0) return;
     this.counters.evicted++;
-    this.expire(slot, this.watermark, true);
+    this.expire(slot, this.clock.now, true);
   }
 
   /**
@@ -260,7 +294,7 @@ export class Aggregator {
       const slot = this.heap.peek();
       if (slot < 0) return true;
       if (this.pending >= budget) return false;
-      this.expire(slot, this.watermark, true);
+      this.expire(slot, this.clock.now, true);
     }
   }
 
@@ -275,11 +309,15 @@ export class Aggregator {
    * Appends the changelog since the last call to `out`, for partition `partition` of processor.state:
    * tombstones first, then one stats and one identity record per flow whose part changed (a flow deleted
    * and created again in between ends with its new state), then the watermark record, which also holds
-   * `inputOffset`, the input offset committed with this changelog.
+   * `inputOffset`, the input offset committed with this changelog. The clock's sources that changed go
+   * with it (a forgotten one as a tombstone).
    */
   takeChangelog(out: ProduceRecord[], partition: number, inputOffset: number): void {
     for (const key of this.tombstones) out.push({ key, value: null, partition });
     this.tombstones = [];
+    const clock = this.clock.takeChanges();
+    for (const id of clock.forgotten) out.push({ key: sourceKey(id), value: null, partition });
+    for (const s of clock.changed) out.push({ key: sourceKey(s.id), value: encodeSource(s.eventTime, s.receivedAt), partition });
     const { store } = this;
     for (const slot of store.takeDirty()) {
       const at = slot * U_WIDTH + U_DIRTY;
@@ -291,7 +329,7 @@ export class Aggregator {
       if (bits & DIRTY_STATS) out.push({ key: encodeKey(key, false, b), value: encodeStats(store, slot, b), partition });
       if (bits & DIRTY_IDENTITY) out.push({ key: encodeKey(key, true, b), value: encodeIdentity(store, slot, b), partition });
     }
-    out.push({ key: WATERMARK_KEY, value: encodeWatermark(this.watermark, this.nextSeq, inputOffset), partition });
+    out.push({ key: WATERMARK_KEY, value: encodeWatermark(this.clock.now, this.clock.received, this.nextSeq, inputOffset), partition });
   }
 
   /**
@@ -301,18 +339,18 @@ export class Aggregator {
   discard(): void {
     const { store } = this;
     for (const slot of [...store.slots()]) this.forget(slot);
-    this.watermark = 0;
+    this.clock.reset();
     this.nextSeq = 0;
   }
 
-  /** After a restore filled the store: the watermark and sequence back, every flow queued again, nothing dirty. */
-  restored(watermark: number, nextSeq: number): void {
-    this.watermark = watermark;
+  /** After a restore filled the store and the clock's sources: the times and sequence back, every flow queued again, nothing dirty. */
+  restored(watermark: number, received: number, nextSeq: number): void {
+    this.clock.restored(watermark, received);
     this.nextSeq = nextSeq;
     const { store } = this;
     for (const slot of store.slots()) {
       store.u8[slot * U_WIDTH + U_DIRTY] = 0;
-      this.schedule(slot);
+      this.schedule(slot, watermark);
     }
     store.takeDirty();
   }

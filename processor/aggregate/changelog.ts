@@ -2,15 +2,17 @@
 // processor.state (partition i holds the state of flows.raw partition i). A flow is two records, so that
 // the frequent change (counters, times, lifecycle) does not rewrite the rare one (names, addresses):
 //
-//   key: flow key               value: 01 01 | Uint8 row | 4 Int32 LE (Service port, SNAT port, source port, exports) | Float64 row LE
-//   key: flow key + 01          value: 01 02 | per interned column, in Avro's encoding: an Avro string (text) or bytes (address, UUID)
-//   key: FF 01                  value: 01 03 | watermark Float64 LE | next flow sequence Float64 LE | input offset Float64 LE
+//   key: flow key               value: 02 01 | Uint8 row | 4 Int32 LE (Service port, SNAT port, source port, exports) | Float64 row LE
+//   key: flow key + 01          value: 02 02 | per interned column, in Avro's encoding: an Avro string (text) or bytes (address, UUID)
+//   key: FF 01                  value: 02 03 | clock Float64 LE | receive clock Float64 LE | next flow sequence Float64 LE | input offset Float64 LE
+//   key: FF 02 + source id      value: 02 04 | its event time Float64 LE | its latest receive time Float64 LE   (clock.ts)
 //
 // The watermark record is written by every commit, with the input offset committed with it: a restore
 // that finds another committed offset knows the group's offsets were moved (a replay) since.
 //
-// A deleted flow gets a tombstone under both its keys. Restoring reads the partition to its end and
-// applies every record in order (restore.ts).
+// A deleted flow gets a tombstone under both its keys, a forgotten source under its key. Restoring reads
+// the partition to its end and applies every record in order (restore.ts). Version 1 (before the clock
+// had sources) is not read: its state is refused, with the way out (a replay) in the message.
 import { FlowaggError } from '../../lib/errors.js';
 import { type RecordBuffer } from '../../ingest/records/record-buffer.js';
 import { latin1, utf8 } from '../../schemas/flow-record-scanner.js';
@@ -18,16 +20,18 @@ import { PROCESSOR_STATE_CORRUPT } from '../errors.js';
 import { F_WIDTH, I_INTERNED_END, I_SERVICE_PORT, I_UUID, I_WIDTH, U_DIRTY, U_WIDTH } from './columns.js';
 import { type FlowStore } from './store.js';
 
-const VERSION = 1;
+const VERSION = 2;
 const KIND_STATS = 1;
 const KIND_IDENTITY = 2;
 const KIND_WATERMARK = 3;
+const KIND_SOURCE = 4;
 const IDENTITY_SUFFIX = 1;
 /** Int32 columns after the interned ones: plain integers, kept as they are. */
 const PLAIN_INTS = I_WIDTH - I_SERVICE_PORT;
 const STATS_LENGTH = 2 + U_WIDTH + 4 * PLAIN_INTS + 8 * F_WIDTH;
 
 export const WATERMARK_KEY = Buffer.from([0xff, 0x01]);
+const SOURCE_PREFIX = Buffer.from([0xff, 0x02]);
 /** Flow keys are 6 (no addresses), 14 (IPv4) or 38 (IPv6) bytes; identity keys one more. */
 const FLOW_KEY_LENGTHS = new Set([6, 14, 38]);
 const IDENTITY_KEY_LENGTHS = new Set([7, 15, 39]);
@@ -92,23 +96,44 @@ export function encodeIdentity(store: FlowStore, slot: number, out: RecordBuffer
   return o.subarray(start, p);
 }
 
-const WATERMARK_LENGTH = 26;
+const WATERMARK_LENGTH = 34;
+const SOURCE_LENGTH = 18;
 
-export function encodeWatermark(watermark: number, nextSeq: number, inputOffset: number): Buffer {
+export function encodeWatermark(watermark: number, received: number, nextSeq: number, inputOffset: number): Buffer {
   const b = Buffer.alloc(WATERMARK_LENGTH);
   b[0] = VERSION;
   b[1] = KIND_WATERMARK;
   b.writeDoubleLE(watermark, 2);
-  b.writeDoubleLE(nextSeq, 10);
-  b.writeDoubleLE(inputOffset, 18);
+  b.writeDoubleLE(received, 10);
+  b.writeDoubleLE(nextSeq, 18);
+  b.writeDoubleLE(inputOffset, 26);
+  return b;
+}
+
+/** The changelog key of a source of the partition clock. */
+export function sourceKey(id: string): Buffer {
+  const b = Buffer.allocUnsafe(SOURCE_PREFIX.length + Buffer.byteLength(id, 'latin1'));
+  SOURCE_PREFIX.copy(b);
+  b.write(id, SOURCE_PREFIX.length, 'latin1');
+  return b;
+}
+
+export function encodeSource(eventTime: number, receivedAt: number): Buffer {
+  const b = Buffer.alloc(SOURCE_LENGTH);
+  b[0] = VERSION;
+  b[1] = KIND_SOURCE;
+  b.writeDoubleLE(eventTime, 2);
+  b.writeDoubleLE(receivedAt, 10);
   return b;
 }
 
 export type ChangelogRecord =
   | { readonly kind: 'stats'; readonly flowKey: string }
   | { readonly kind: 'identity'; readonly flowKey: string }
-  | { readonly kind: 'watermark'; readonly watermark: number; readonly nextSeq: number; readonly inputOffset: number }
-  | { readonly kind: 'deleted'; readonly flowKey: string };
+  | { readonly kind: 'watermark'; readonly watermark: number; readonly received: number; readonly nextSeq: number; readonly inputOffset: number }
+  | { readonly kind: 'deleted'; readonly flowKey: string }
+  | { readonly kind: 'source'; readonly id: string; readonly eventTime: number; readonly receivedAt: number }
+  | { readonly kind: 'sourceForgotten'; readonly id: string };
 
 function corrupt(why: string, key: Buffer): FlowaggError {
   return new FlowaggError(PROCESSOR_STATE_CORRUPT, `changelog record with key ${key.toString('hex')}: ${why}`, { context: { key: key.toString('hex') } });
@@ -116,13 +141,22 @@ function corrupt(why: string, key: Buffer): FlowaggError {
 
 /**
  * Applies one changelog record to the store (creating the flow's slot on its first record); a
- * watermark record is returned for the caller to keep. Throws PROCESSOR_STATE_CORRUPT for a record this
- * version cannot read.
+ * watermark or source record is returned for the caller to keep. Throws PROCESSOR_STATE_CORRUPT for a
+ * record this version cannot read.
  */
 export function applyChangelogRecord(store: FlowStore, key: Buffer, value: Buffer | null): ChangelogRecord {
+  if (value !== null && value.length >= 1 && value[0] !== VERSION) {
+    throw corrupt(`version ${value[0]} is not ${VERSION}: written by another flowagg version (replay the partition into a new processor.state: flowagg offsets reset --group <processor group> --to-earliest, with a new log.topics.processorState)`, key);
+  }
   if (key.length === WATERMARK_KEY.length && key.equals(WATERMARK_KEY)) {
-    if (value === null || value.length !== WATERMARK_LENGTH || value[0] !== VERSION || value[1] !== KIND_WATERMARK) throw corrupt('not a watermark record', key);
-    return { kind: 'watermark', watermark: value.readDoubleLE(2), nextSeq: value.readDoubleLE(10), inputOffset: value.readDoubleLE(18) };
+    if (value === null || value.length !== WATERMARK_LENGTH || value[1] !== KIND_WATERMARK) throw corrupt('not a watermark record', key);
+    return { kind: 'watermark', watermark: value.readDoubleLE(2), received: value.readDoubleLE(10), nextSeq: value.readDoubleLE(18), inputOffset: value.readDoubleLE(26) };
+  }
+  if (key.length > SOURCE_PREFIX.length && key[0] === SOURCE_PREFIX[0] && key[1] === SOURCE_PREFIX[1]) {
+    const id = latin1(key, SOURCE_PREFIX.length, key.length);
+    if (value === null) return { kind: 'sourceForgotten', id };
+    if (value.length !== SOURCE_LENGTH || value[1] !== KIND_SOURCE) throw corrupt('not a source record', key);
+    return { kind: 'source', id, eventTime: value.readDoubleLE(2), receivedAt: value.readDoubleLE(10) };
   }
   const identity = IDENTITY_KEY_LENGTHS.has(key.length);
   if (!identity && !FLOW_KEY_LENGTHS.has(key.length)) throw corrupt(`a key of ${key.length} bytes is no flow key`, key);
@@ -132,7 +166,7 @@ export function applyChangelogRecord(store: FlowStore, key: Buffer, value: Buffe
     if (!identity && slot >= 0) store.remove(slot);
     return { kind: 'deleted', flowKey };
   }
-  if (value.length < 2 || value[0] !== VERSION) throw corrupt(`version ${value[0]} is not ${VERSION}`, key);
+  if (value.length < 2) throw corrupt(`${value.length} bytes`, key);
   let slot = store.slotOf(flowKey);
   if (slot < 0) slot = store.add(flowKey);
   if (value[1] === KIND_STATS && !identity) {

@@ -32,7 +32,13 @@ export const F_ACTIVE = F_SIDE + 2 * SIDE_WIDTH;
 export const F_INACTIVE = F_ACTIVE + 1;
 /** Creation order in the partition: breaks ties between equal deadlines the same way after a restore. */
 export const F_SEQ = F_INACTIVE + 1;
-export const F_WIDTH = F_SEQ + 1;
+/**
+ * The latest flow end each Node reported (source Node's, then destination Node's), for the stale rule: a
+ * flow that needs no correlation fills both sides from every record, so its sides' flow ends are not one
+ * Node's own.
+ */
+export const F_NODE_END = F_SEQ + 1;
+export const F_WIDTH = F_NODE_END + 2;
 
 export const SIDE_SOURCE = 0;
 export const SIDE_DESTINATION = 1;

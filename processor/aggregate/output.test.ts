@@ -3,8 +3,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { RecordBuffer } from '../../ingest/records/record-buffer.js';
 import { flowRecordWriter } from '../../schemas/flow-record.js';
-import { eventTime } from '../record-input.js';
-import { type RecordSpec, scanned, staticMetadata } from '../testing.js';
+import { aggregatorSettings, type RecordSpec, scanned, staticMetadata } from '../testing.js';
 import { Aggregator } from './aggregator.js';
 import { aggregatedRecord, compileOutputEncoder } from './output.js';
 
@@ -39,12 +38,12 @@ test('the compiled output writer gives the reference writer\'s bytes for every f
   const writer = flowRecordWriter();
   const metadata = staticMetadata([{ ip: '10.0.0.2', namespace: 'ns', name: 'b', uid: '0b0c0d0e-0000-4000-8000-000000000001', nodeName: 'n', labels: { x: 'y' } }]);
   fc.assert(fc.property(fc.array(spec, { minLength: 1, maxLength: 40 }), (specs) => {
-    const ag = new Aggregator({ activeMs: 10_000, inactiveMs: 20_000, exportDelayMs: 1000, correlationRetries: 1, uncorrelated: 'export', maxFlows: 1000 }, encode, { metadata, podLabels: true, includeK8sUIDs: true });
+    const ag = new Aggregator(aggregatorSettings({ activeMs: 10_000, inactiveMs: 20_000, correlationRetries: 1, maxFlows: 1000 }), encode, { metadata, podLabels: true, includeK8sUIDs: true });
     const out = new RecordBuffer();
     let checked = 0;
     for (const s of specs) {
       const r = scanned(s);
-      ag.process(r, eventTime(r, 60_000));
+      ag.process(r);
       for (const slot of ag.store.slots()) {
         encode(ag.store, slot, 123_456, out);
         assert.deepEqual(out.value(), writer.encode(aggregatedRecord(ag.store, slot, 123_456)));

@@ -7,7 +7,7 @@
 import { fieldIndex, latin1, type ScannedRecord } from '../../schemas/flow-record-scanner.js';
 import { END_OF_FLOW, FLOW_TYPE_FROM_EXTERNAL, isFromExternalIngressHalf, isSetBytes, R } from '../record-input.js';
 import {
-  ADDRESS_FAMILY_FIELDS, ADDRESS_FIELDS, DELTA_FIELDS, DIRTY_IDENTITY, DIRTY_STATS, F_DELTA, F_END, F_START, F_THROUGHPUT, F_TOTAL, F_WIDTH,
+  ADDRESS_FAMILY_FIELDS, ADDRESS_FIELDS, DELTA_FIELDS, DIRTY_IDENTITY, DIRTY_STATS, F_DELTA, F_END, F_NODE_END, F_START, F_THROUGHPUT, F_TOTAL, F_WIDTH,
   I_ADDRESS, I_SERVICE_PORT, I_SNAT_IP, I_SNAT_PORT, I_SOURCE_ADDRESS, I_SOURCE_PORT, I_TCP_STATE, I_UUID, I_WIDTH, METRIC_COUNT, S_DELTA, S_END,
   S_THROUGHPUT, S_TOTAL, sideBase, SMALL_INT_FIELDS, TEXT_FIELDS, TOTAL_FIELDS, U_END_SOURCE, U_FLOW_END_REASON, U_FLOW_TYPE, U_START_SOURCE, U_WIDTH, UUID_FIELDS,
 } from './columns.js';
@@ -65,15 +65,17 @@ function takeRealSource(store: FlowStore, slot: number, r: ScannedRecord): void 
 /**
  * A new flow from its first record (§5.5 "K is not in the map"): the record is the base, every field
  * taken as it is; the per-Node block of each filled side gets its counters and flow end; throughput from
- * the record's totals over its duration.
+ * the record's totals over its duration. `node` is the side of the Node that reported it.
  */
-export function createFlow(store: FlowStore, slot: number, r: ScannedRecord, fill: readonly number[]): void {
+export function createFlow(store: FlowStore, slot: number, r: ScannedRecord, fill: readonly number[], node: number): void {
   const f = store.f64;
   const at = slot * F_WIDTH;
   const start = r.num0(R.flowStart);
   const end = r.num0(R.flowEnd);
   f[at + F_START] = start;
   f[at + F_END] = end;
+  f[at + F_NODE_END + node] = end;
+  f[at + F_NODE_END + 1 - node] = 0;
   for (let m = 0; m < METRIC_COUNT; m++) {
     f[at + F_TOTAL + m] = r.num0(IN_TOTAL[m]!);
     f[at + F_DELTA + m] = r.num0(IN_DELTA[m]!);
@@ -139,19 +141,19 @@ export function correlate(store: FlowStore, slot: number, r: ScannedRecord): voi
 /**
  * Aggregates a further record into the flow (§5.5 `aggregateRecords`), for the per-Node sides it fills
  * (its own side for a correlated flow, both for one that needs no correlation). Returns false when the
- * record is stale: its flow end is not after the previous one from the same Node, and it is ignored
- * entirely (Antrea still overwrites that Node's flow end first, so it can move backwards; flowagg does
- * not).
+ * record is stale: its flow end is not after the previous one from the same Node (`node`, its side), and it
+ * is ignored entirely. Antrea keeps one previous flow end per side, which for a flow that needs no
+ * correlation is whichever Node reported last, so a record of one Node after a later-ending one of the
+ * other is dropped there; and it overwrites that flow end first, so it can move backwards. flowagg does
+ * neither.
  */
-export function aggregate(store: FlowStore, slot: number, r: ScannedRecord, fill: readonly number[]): boolean {
+export function aggregate(store: FlowStore, slot: number, r: ScannedRecord, fill: readonly number[], node: number): boolean {
   const f = store.f64;
   const at = slot * F_WIDTH;
   const start = r.num0(R.flowStart);
   const end = r.num0(R.flowEnd);
-  for (const side of fill) {
-    const previous = f[at + sideBase(side) + S_END]! || start;
-    if (end <= previous) return false;
-  }
+  if (end <= (f[at + F_NODE_END + node]! || start)) return false;
+  f[at + F_NODE_END + node] = end;
   const latest = end >= f[at + F_END]!;
   if (latest) f[at + F_END] = end;
   const reason = slot * U_WIDTH + U_FLOW_END_REASON;

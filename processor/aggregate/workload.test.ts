@@ -5,14 +5,13 @@ import { test } from 'node:test';
 import { FlowRecordEncoder } from '../../lib/antrea/records.js';
 import { antreaWorkload } from '../../lib/antrea/workload.js';
 import { FlowRecordScanner, ScannedRecord } from '../../schemas/flow-record-scanner.js';
-import { eventTime } from '../record-input.js';
-import { decodeOutput } from '../testing.js';
+import { aggregatorSettings, decodeOutput } from '../testing.js';
 import { Aggregator } from './aggregator.js';
 import { compileOutputEncoder } from './output.js';
 
 test('per flow, the deltas of the outputs add up to the records\' totals, from each Node', () => {
   const w = antreaWorkload({ nodes: 6, flows: 2000, seed: 11, ipv6Share: 0.2 });
-  const ag = new Aggregator({ activeMs: 60_000, inactiveMs: 90_000, exportDelayMs: 1000, correlationRetries: 2, uncorrelated: 'export', maxFlows: 1_000_000 }, compileOutputEncoder(), { metadata: undefined, podLabels: false, includeK8sUIDs: false });
+  const ag = new Aggregator(aggregatorSettings(), compileOutputEncoder(), { metadata: undefined, podLabels: false, includeK8sUIDs: false });
   const encoder = new FlowRecordEncoder();
   const scanner = new FlowRecordScanner();
   const r = new ScannedRecord();
@@ -21,7 +20,7 @@ test('per flow, the deltas of the outputs add up to the records\' totals, from e
     const { key, value } = encoder.flowRecord(rec);
     flowOfKey.set(key.toString('hex'), rec.flow);
     scanner.scan(value, r);
-    ag.process(r, eventTime(r, 60_000));
+    ag.process(r);
   }
   ag.flush();
   const sums = new Map<number, { src: number; dst: number; common: number; exports: number }>();

@@ -36,7 +36,7 @@ export function runNames(label: string): RunNames {
 /** The processor configuration of a run: deterministic (no idle advance), commits often. */
 export function runConfig(input: string, names: RunNames, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    processor: { groupId: names.groupId, idleWatermarkAdvance: 0, commitInterval: 50, commitRecords: 5000, ...extra },
+    processor: { groupId: names.groupId, commitInterval: 50, commitRecords: 5000, ...extra },
     log: { topics: { flowsRaw: input, flowsRawPartitions: INPUT_PARTITIONS, flowsProcessed: names.output, flowsProcessedPartitions: 3, processorState: names.changelog } },
   };
 }

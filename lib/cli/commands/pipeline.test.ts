@@ -53,7 +53,7 @@ function ipfixFile(v6: boolean, order: readonly number[]): string {
 }
 
 async function pipeline(path: string, mode: 'aggregate' | 'proxy'): Promise<Record<string, unknown>[]> {
-  const config = processorConfig.parse({ mode, processor: { idleWatermarkAdvance: 0 }, log: { topics: { flowsRawPartitions: 1, flowsProcessedPartitions: 1 } } });
+  const config = processorConfig.parse({ mode, log: { topics: { flowsRawPartitions: 1, flowsProcessedPartitions: 1 } } });
   const lines: string[] = [];
   const problems: string[] = [];
   await runPipeline(path, config, {}, { write: (l) => lines.push(l), report: (l) => problems.push(l) });

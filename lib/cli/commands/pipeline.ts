@@ -60,7 +60,6 @@ export const pipelineCommand: Command = {
     const inventory = stringOption(args, 'inventory');
     const config = loadServiceConfig(args, {
       mode,
-      'processor.idleWatermarkAdvance': 0,
       'log.topics.flowsRawPartitions': 1,
       'log.topics.flowsProcessedPartitions': 1,
       ...(inventory !== undefined && { 'kubernetes.inventory': inventory }),
