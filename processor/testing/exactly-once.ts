@@ -127,12 +127,17 @@ export function assertSameOutputs(actual: readonly OutputRecord[], expected: rea
   assert.deepEqual(actual.map((r) => r.value).sort(), expected.map((r) => r.value).sort(), 'the same output records');
 }
 
-/** Runs a processor in this process until its group committed `input` to its end, then stops it. */
-export async function processInProcess(log: MessageLog, input: string, names: RunNames, timeoutMs: number): Promise<void> {
+/**
+ * Runs a processor in this process until its group committed `input` to its end, then stops it. With
+ * `finish`, every flow is exported before the stop (end of input), so that the outputs hold the counters
+ * of every input record and not only of the flows that expired.
+ */
+export async function processInProcess(log: MessageLog, input: string, names: RunNames, timeoutMs: number, finish = false): Promise<void> {
   const processor = createProcessor(processorConfig.parse(runConfig(input, names)), { log });
   await processor.start();
   try {
     await waitCaughtUp(log, names.groupId, input, timeoutMs);
+    if (finish) await processor.finish();
   } finally {
     await processor.stop();
   }
