@@ -5,8 +5,9 @@
 //   1. its transactional producer (id <group>-<topic>-<partition>) begins a transaction, which fences
 //      any older producer with that id: a zombie instance can commit nothing from then on;
 //   2. aggregate mode: its state is restored from its processor.state partition, read to the end;
-//   3. its committed input offset is read and the consumer moved there. Everything committed before the
-//      fence is in both the changelog and the offset, nothing after it can be, so state and position agree.
+//   3. its committed input offset is read and the consumer moved there (without one, to where the group
+//      starts). Everything committed before the fence is in both the changelog and the offset, nothing
+//      after it can be, so state and position agree.
 // Revocation (rebalance, stop): the task commits what it applied and closes. A failed commit rebuilds
 // the partition the same way as an assignment.
 //
@@ -141,6 +142,12 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     return lag.find((l) => l.topic === topics.flowsRaw && l.partition === partition)?.committed ?? null;
   }
 
+  /** Where the group starts a partition it never committed on (the consumer's startFrom 'earliest'). */
+  async function earliestOffset(partition: number): Promise<number> {
+    const offsets = await deps.log.admin().fetchTopicOffsets(topics.flowsRaw);
+    return offsets.find((o) => o.partition === partition)!.low;
+  }
+
   /** Fence, restore, position: a task for an assigned partition (see the file comment). */
   async function openTask(partition: number): Promise<PartitionTask> {
     const producer = deps.log.transactionalProducer(`${section.groupId}-${topics.flowsRaw}-${partition}`);
@@ -148,21 +155,26 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
       const first = await producer.begin();
       const work = newWork();
       const committed = await committedOffset(partition);
+      // Without a committed offset the consumer is not necessarily where the group starts: a task rebuilt
+      // after its first commit failed finds it past the batches the failed task took. So the consumer is
+      // moved in every case, to the earliest offset still in the log when nothing was committed.
+      const start = committed ?? (await earliestOffset(partition));
       if (work.aggregator !== undefined) {
         const timer = metrics.restoreSeconds.startTimer();
         const restored = await restoreAggregation(reader!, topics.processorState, partition, work.aggregator, logger, now);
         timer();
         metrics.restoredRecords.inc(restored.records);
         logger.info({ partition, ...restored }, 'partition state restored');
-        // The state goes with the input offset committed with it; another one means the group's offsets
-        // were moved since (flowagg offsets reset): what is replayed starts from an empty state.
-        if (restored.inputOffset !== null && restored.inputOffset !== (committed ?? 0)) {
-          logger.warn({ partition, stateOffset: restored.inputOffset, committed }, 'the committed input offset is not the one of the saved state (offsets were reset): starting the partition from an empty state');
+        // The state goes with the input offset committed with it; starting elsewhere means the group's
+        // offsets were moved since (flowagg offsets reset) or expired (then the start is the earliest
+        // offset, past 0 after retention): what is replayed starts from an empty state.
+        if (restored.inputOffset !== null && restored.inputOffset !== start) {
+          logger.warn({ partition, stateOffset: restored.inputOffset, committed, start }, 'the committed input offset is not the one of the saved state (offsets were reset): starting the partition from an empty state');
           work.aggregator.discard();
         }
       }
-      if (committed !== null) consumer!.seek({ topic: topics.flowsRaw, partition, offset: committed });
-      return new PartitionTask(partition, work, producer, first, committed ?? 0, taskSettings, logger);
+      consumer!.seek({ topic: topics.flowsRaw, partition, offset: start });
+      return new PartitionTask(partition, work, producer, first, start, taskSettings, logger);
     } catch (err) {
       await producer.close().catch(() => undefined);
       throw err;

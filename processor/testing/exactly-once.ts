@@ -127,6 +127,22 @@ export function assertSameOutputs(actual: readonly OutputRecord[], expected: rea
   assert.deepEqual(actual.map((r) => r.value).sort(), expected.map((r) => r.value).sort(), 'the same output records');
 }
 
+/**
+ * Runs a processor in this process until its group committed `input` to its end, then stops it. With
+ * `finish`, every flow is exported before the stop (end of input), so that the outputs hold the counters
+ * of every input record and not only of the flows that expired.
+ */
+export async function processInProcess(log: MessageLog, input: string, names: RunNames, timeoutMs: number, finish = false): Promise<void> {
+  const processor = createProcessor(processorConfig.parse(runConfig(input, names)), { log });
+  await processor.start();
+  try {
+    await waitCaughtUp(log, names.groupId, input, timeoutMs);
+    if (finish) await processor.finish();
+  } finally {
+    await processor.stop();
+  }
+}
+
 export interface ChildRun {
   readonly log: LogConfigInput;
   readonly processor: Record<string, unknown>;
@@ -241,10 +257,7 @@ export function exactlyOnceSuite(backend: Backend): void {
         assert.equal(first.tasks().length, INPUT_PARTITIONS, 'the first instance took every partition back');
         await first.stop();
         const reference = runNames('rebalance-reference');
-        const alone = createProcessor(parse(reference), { log });
-        await alone.start();
-        await waitCaughtUp(log, reference.groupId, input, backend.timeoutMs);
-        await alone.stop();
+        await processInProcess(log, input, reference, backend.timeoutMs);
         const expected = await readOutputs(log, reference.output);
         assert.ok(expected.length > 1000);
         assertSameOutputs(await readOutputs(log, w.output), expected);
@@ -259,13 +272,7 @@ export function exactlyOnceSuite(backend: Backend): void {
         const input = runNames('replay-input').output;
         await writeInput(log, input, SCENARIO_RECORDS);
         const first = runNames('replay');
-        const run = async (names: RunNames) => {
-          const p = createProcessor(processorConfig.parse(runConfig(input, names)), { log });
-          await p.start();
-          await waitCaughtUp(log, names.groupId, input, backend.timeoutMs);
-          await p.stop();
-        };
-        await run(first);
+        await processInProcess(log, input, first, backend.timeoutMs);
         const expected = await readOutputs(log, first.output);
         await withTimeout((async () => {
           while ((await log.admin().listGroups()).find((g) => g.groupId === first.groupId)?.state !== 'empty') await sleep(50);
@@ -273,7 +280,7 @@ export function exactlyOnceSuite(backend: Backend): void {
         await log.admin().resetGroupOffsets(first.groupId, input, { to: 'earliest' });
         // The same group and changelog: the state saved with the old offsets is set aside.
         const replay = { ...first, output: `${first.output}-replay` };
-        await run(replay);
+        await processInProcess(log, input, replay, backend.timeoutMs);
         assert.ok(expected.length > 1000);
         assertSameOutputs(await readOutputs(log, replay.output), expected);
       } finally {
