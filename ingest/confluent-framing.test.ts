@@ -11,12 +11,11 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
-import { readAll } from '../lib/log/embedded/testing/read-all.js';
 import { readWithFastavro } from '../lib/log/schema-registry/testing/fastavro.js';
 import { flowRecordReader } from '../schemas/flow-record.js';
 import { ingestConfig } from './config.js';
 import { createIngest } from './index.js';
-import { agentMessages, agentTemplate } from './testing.js';
+import { agentMessages, agentTemplate, readFlowRecordValues } from './testing.js';
 
 const SCHEMA_FILE = fileURLToPath(new URL('../schemas/flow-record.avsc', import.meta.url));
 const SCHEMA_ID = 4242;
@@ -46,7 +45,7 @@ test('flows.raw values framed for a schema registry decode with fastavro exactly
   for (let i = 0; i < 400 && ingest.stats().written < 40; i++) await sleep(25);
   assert.equal(ingest.stats().written, 40);
 
-  const values = (await readAll(log, 'flows.raw')).map((r) => r.value!);
+  const values = (await readFlowRecordValues(log)).map((r) => r.value!);
   assert.equal(values.length, 40);
   for (const v of values) assert.deepEqual([...v.subarray(0, 5)], [0, 0, 0, 0x10, 0x92], 'magic byte 0, then schema id 4242 big-endian');
   const ours = flowRecordReader(SCHEMA_ID);

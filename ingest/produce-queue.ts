@@ -5,7 +5,8 @@
 // dropped, until the log catches up to half the bounds ('drain'). A failed send is retried with backoff,
 // whatever the error, since records accepted from an exporter exist nowhere else: an outage, a
 // misconfiguration or a bug in the log must delay them, not lose them, and the full queue pushes back on
-// the exporters meanwhile. Only a batch the log refuses for what it holds is dropped, and counted.
+// the exporters meanwhile. Only a batch the log refuses for what it holds is dropped, and counted, and a
+// batch of clock ticks alone, which the next tick replaces.
 import { EventEmitter } from 'node:events';
 import { isFlowaggError } from '../lib/errors.js';
 import { LOG_INVALID_ARGUMENT, LOG_KEY_REQUIRED, LOG_RECORD_REJECTED } from '../lib/log/errors.js';
@@ -170,7 +171,8 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
         this.#hooks.sent?.(batch.values, (performance.now() - start) / 1000);
         break;
       } catch (err) {
-        const retrying = !isUnwritable(err) && !this.#abandoned;
+        // A batch of clock ticks alone is not worth a retry: the next tick says more than this one.
+        const retrying = batch.values > 0 && !isUnwritable(err) && !this.#abandoned;
         this.#hooks.failed?.(err, batch.values, retrying);
         if (!retrying) break;
         await delay(backoff);

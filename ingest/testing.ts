@@ -10,7 +10,8 @@ import { type MessageEncoder } from '../lib/ipfix/message-encoder.js';
 import { formatIpv4, formatIpv6 } from '../lib/ipfix/text.js';
 import { type FieldValue, type Template } from '../lib/ipfix/types.js';
 import { readAll } from '../lib/log/embedded/testing/read-all.js';
-import { type MessageLog, type ProduceRecord, type Producer, type RecordMetadata } from '../lib/log/types.js';
+import { type LogRecord, type MessageLog, type ProduceRecord, type Producer, type RecordMetadata } from '../lib/log/types.js';
+import { clockTickTime } from '../schemas/clock-tick.js';
 import { type FlowRecord, flowRecordReader } from '../schemas/flow-record.js';
 import { antreaAgentTemplate } from '../lib/ipfix/testing/templates.js';
 
@@ -49,8 +50,9 @@ export class ControllableProducer implements Producer {
 
   async close(): Promise<void> {}
 
+  /** The FlowRecords sent (ingest's clock ticks, which have no value, left out). */
   records(): ProduceRecord[] {
-    return this.sent.flatMap((s) => s.records);
+    return this.sent.flatMap((s) => s.records).filter((r) => r.value !== null);
   }
 }
 
@@ -105,10 +107,15 @@ export function withProducer(log: MessageLog, producer: Producer): MessageLog {
   };
 }
 
+/** Every record of a flows.raw topic but ingest's clock ticks: the FlowRecords, as the log holds them. */
+export async function readFlowRecordValues(log: MessageLog, topic = 'flows.raw'): Promise<LogRecord[]> {
+  return (await readAll(log, topic)).filter((r) => clockTickTime(r) === undefined);
+}
+
 /** Every FlowRecord in a flows.raw topic, decoded. */
 export async function readFlowRecords(log: MessageLog, topic = 'flows.raw'): Promise<{ key: Buffer | null; record: FlowRecord }[]> {
   const reader = flowRecordReader();
-  return (await readAll(log, topic)).map((r) => ({ key: r.key, record: reader.decode(r.value!) }));
+  return (await readFlowRecordValues(log, topic)).map((r) => ({ key: r.key, record: reader.decode(r.value!) }));
 }
 
 /** A FlowRecord seen as the harness's ExpectedRecord (unidirectional softflowd records), for comparison. */

@@ -88,7 +88,8 @@ async function runWithConfluentFraming(registry: Record<string, unknown>, topic:
     assert.equal(await running, 0);
 
     const log = await openEmbeddedLog({ dir });
-    const values = (await readAll(log, topic)).map((r) => r.value!);
+    // Ingest's clock ticks (no value) are not FlowRecords.
+    const values = (await readAll(log, topic)).flatMap((r) => (r.value === null ? [] : [r.value]));
     await log.close();
     return { values, registryConfig: config.log.schemaRegistry! };
   } finally {
