@@ -1,0 +1,14 @@
+// Issue 15, scenario 3: Agents paced at 20× their time, their clocks 3 s apart (Nodes 0, 3 behind, 2, 5
+// ahead, on top of the workload's own second either way): export times and flow times shifted alike.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { stopRun } from '../harness/flowagg-run.js';
+import { allRight } from './testing/judge.js';
+import { JUDGED_FLOWS, runScenario, SPEED } from './testing/scenario.js';
+
+test('drift 3: Agents\' clocks 3 s apart, some ahead, some behind: every flow exact and correlated', async (t) => {
+  const s = await runScenario(t, { speed: SPEED, clockOffset: (node) => 3 * ((node.index % 3) - 1) });
+  await stopRun(s.run);
+  assert.equal(s.verdict.total, JUDGED_FLOWS);
+  assert.ok(allRight(s.verdict), s.verdict.summary());
+});

@@ -1,0 +1,15 @@
+// Issue 15, scenario 2: Agents paced at 20× their time; one Agent's stream held back by 30 s of its time
+// (a connection read slowly, a backlog after a blip), then released. The others' time must not expire the
+// flows it has not reported yet.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { stopRun } from '../harness/flowagg-run.js';
+import { allRight } from './testing/judge.js';
+import { at, JUDGED_FLOWS, runScenario, SPEED } from './testing/scenario.js';
+
+test('drift 2: one Agent held back by 30 s of its time, then released: every flow exact and correlated', async (t) => {
+  const s = await runScenario(t, { speed: SPEED, scripts: (w) => new Map([[2, { heldBack: { lagS: 30, until: at(w, 60) } }]]) });
+  await stopRun(s.run);
+  assert.equal(s.verdict.total, JUDGED_FLOWS);
+  assert.ok(allRight(s.verdict), s.verdict.summary());
+});

@@ -1,0 +1,16 @@
+// Issue 15, scenario 5: Agents paced at 20× their time; Node 4's Agent starts 10 s in (its first record of
+// each flow carries what it counted before, as a new Agent's conntrack totals do), and Node 1's stops for
+// good 6 s in, before its first record of many flows. A half whose peer never sent anything is exported
+// alone and counted; nothing else may be.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { stopRun } from '../harness/flowagg-run.js';
+import { allRight } from './testing/judge.js';
+import { at, runScenario, SPEED } from './testing/scenario.js';
+
+test('drift 5: an Agent joining mid-stream, another stopping for good: every flow exact, only the halves without a peer alone, and counted', async (t) => {
+  const s = await runScenario(t, { speed: SPEED, scripts: (w) => new Map([[4, { joinsAt: at(w, 10) }], [1, { stopsAt: at(w, 6) }]]) });
+  await stopRun(s.run);
+  assert.ok(s.verdict.uncorrelatedExpected > 10, `${s.verdict.uncorrelatedExpected} flows whose peer never came: the scenario has some`);
+  assert.ok(allRight(s.verdict), s.verdict.summary());
+});
