@@ -4,10 +4,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { stopRun } from '../harness/flowagg-run.js';
 import { allRight } from './testing/judge.js';
-import { JUDGED_FLOWS, runScenario, SPEED } from './testing/scenario.js';
+import { JUDGED_FLOWS, runScenario } from './testing/scenario.js';
+import { CLOCK_SKEW } from './testing/scenarios.js';
 
 test('drift 3: Agents\' clocks 3 s apart, some ahead, some behind: every flow exact and correlated', async (t) => {
-  const s = await runScenario(t, { speed: SPEED, clockOffset: (node) => 3 * ((node.index % 3) - 1) });
+  const s = await runScenario(t, CLOCK_SKEW);
   await stopRun(s.run);
   assert.equal(s.verdict.total, JUDGED_FLOWS);
   assert.ok(allRight(s.verdict), s.verdict.summary());

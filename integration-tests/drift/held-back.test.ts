@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { stopRun } from '../harness/flowagg-run.js';
 import { allRight } from './testing/judge.js';
-import { at, JUDGED_FLOWS, runScenario, SPEED } from './testing/scenario.js';
+import { JUDGED_FLOWS, runScenario } from './testing/scenario.js';
+import { HELD_BACK } from './testing/scenarios.js';
 
 test('drift 2: one Agent held back by 30 s of its time, then released: every flow exact and correlated', async (t) => {
-  const s = await runScenario(t, { speed: SPEED, scripts: (w) => new Map([[2, { heldBack: { lagS: 30, until: at(w, 60) } }]]) });
+  const s = await runScenario(t, HELD_BACK);
   await stopRun(s.run);
   assert.equal(s.verdict.total, JUDGED_FLOWS);
   assert.ok(allRight(s.verdict), s.verdict.summary());

@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { stopRun } from '../harness/flowagg-run.js';
 import { allRight } from './testing/judge.js';
-import { at, JUDGED_FLOWS, runScenario, SPEED } from './testing/scenario.js';
+import { JUDGED_FLOWS, runScenario } from './testing/scenario.js';
+import { RECONNECT } from './testing/scenarios.js';
 
 test('drift 4: one Agent disconnected for 60 s, then reconnecting with its backlog: every flow exact and correlated', async (t) => {
-  const s = await runScenario(t, { speed: SPEED, scripts: (w) => new Map([[3, { outage: { from: at(w, 12), until: at(w, 72) } }]]) });
+  const s = await runScenario(t, RECONNECT);
   await stopRun(s.run);
   assert.equal(s.verdict.total, JUDGED_FLOWS);
   assert.ok(allRight(s.verdict), s.verdict.summary());

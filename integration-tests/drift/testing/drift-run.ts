@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readLogApi, remoteAdmin } from '../../../lib/log/admin-api.js';
-import { metricLines, recordMetrics, type Run, startRun, stopRun } from '../../harness/flowagg-run.js';
+import { metricLines, recordMetrics, type Run, startRun } from '../../harness/flowagg-run.js';
 import { runTool } from '../../harness/tools.js';
 import { scenarioConfig } from './time-model.js';
 
@@ -43,9 +43,8 @@ export async function uncorrelatedCount(run: Run): Promise<number> {
   return lines.reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
 }
 
-/** Stops the run, moves the processor's group on flows.raw back to the start, and starts it again: the log replayed. */
-export async function replayFromStart(run: Run, dir: string): Promise<Run> {
-  await stopRun(run);
+/** With the run in `dir` stopped: moves the processor's group on flows.raw back to the start and starts it again, the log replayed. */
+export async function replayFromStart(dir: string): Promise<Run> {
   await runTool(process.execPath, [CLI, 'offsets', 'reset', '--group', PROCESSOR_GROUP, '--topic', 'flows.raw', '--to-earliest', '--config', CONFIG], { cwd: dir, timeoutMs: 30_000 });
   return startDriftRun(dir);
 }
