@@ -15,8 +15,7 @@ const CLOSE_TIMEOUT_MS = 5000;
 export class DriftAgent {
   #link: Link | undefined;
   #next = 0;
-  /** Writes not yet reported written or lost. */
-  #inFlight = 0;
+  /** Records whose write failed (the connection went first). */
   lost = 0;
 
   constructor(
@@ -40,17 +39,13 @@ export class DriftAgent {
     return this.stream[this.#next]?.due ?? Infinity;
   }
 
-  get settled(): boolean {
-    return this.#inFlight === 0;
-  }
-
   /** Opens a new connection (and IPFIX session). */
   connect(): void {
     this.#link = this.newLink();
     this.#link.start();
   }
 
-  /** Ends the connection; what is due from now on waits for the next one. */
+  /** Ends the connection (every write reported by then); what is due from now on waits for the next one. */
   async disconnect(): Promise<void> {
     const link = this.#link;
     this.#link = undefined;
@@ -80,9 +75,7 @@ export class DriftAgent {
         this.carry.send(r);
         batch.push(r);
       }
-      this.#inFlight += batch.length;
       link.send(batch, (records, err) => {
-        this.#inFlight -= records.length;
         if (err === undefined) for (const r of records) this.ledger.sent(r);
         else this.lost += records.length;
       });

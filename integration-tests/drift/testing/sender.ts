@@ -33,8 +33,6 @@ export interface SendOptions {
 
 export interface SendResult {
   readonly ledger: SentLedger;
-  /** Whether each Node connected from an address of its own. */
-  readonly sourceAddresses: boolean;
   readonly lost: number;
 }
 
@@ -97,5 +95,5 @@ export async function sendStreams(w: Workload, streams: readonly DueRecord[][], 
     else await new Promise((r) => setImmediate(r));
   }
   await Promise.all(agents.map((a) => a.disconnect()));
-  return { ledger, sourceAddresses: bind, lost: agents.reduce((n, a) => n + a.lost, 0) };
+  return { ledger, lost: agents.reduce((n, a) => n + a.lost, 0) };
 }
