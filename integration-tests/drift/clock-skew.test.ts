@@ -1,5 +1,5 @@
-// Issue 15, scenario 3: Agents paced at 20× their time, their clocks 3 s apart (Nodes 0, 3 behind, 2, 5
-// ahead, on top of the workload's own second either way): export times and flow times shifted alike.
+// Issue 15, scenario 3 (CLOCK_SKEW in testing/scenarios.ts): Agents' clocks seconds apart, export times
+// and flow times alike; the Agent ahead must not expire what the ones behind report.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { stopRun } from '../harness/flowagg-run.js';

@@ -1,5 +1,5 @@
-// Issue 15, scenario 2: Agents paced at 20× their time; one Agent's stream held back by 30 s of its time
-// (a connection read slowly, a backlog after a blip), then released. The others' time must not expire the
+// Issue 15, scenario 2 (HELD_BACK in testing/scenarios.ts): one Agent's stream behind the others' (a
+// connection read slowly, a backlog after a blip), then released. The others' time must not expire the
 // flows it has not reported yet.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,7 +1,5 @@
-// Issue 15, scenario 5: Agents paced at 20× their time; Node 4's Agent starts 10 s in (its first record of
-// each flow carries what it counted before, as a new Agent's conntrack totals do), and Node 1's stops for
-// good 6 s in, before its first record of many flows. A half whose peer never sent anything is exported
-// alone and counted; nothing else may be.
+// Issue 15, scenario 5 (JOIN_AND_LEAVE in testing/scenarios.ts): an Agent that starts late and one that stops
+// for good. A half whose peer never sent anything is exported alone and counted; nothing else may be.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { stopRun } from '../harness/flowagg-run.js';

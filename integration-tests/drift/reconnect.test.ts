@@ -1,6 +1,6 @@
-// Issue 15, scenario 4: Agents paced at 20× their time; one Agent's connection closed for 60 s of its time
-// while it goes on buffering, then a new connection (a new session: templates again) carrying its backlog
-// with the original export times.
+// Issue 15, scenario 4 (RECONNECT in testing/scenarios.ts): an Agent's connection closed for a minute of its
+// time while it buffers, then a new connection (a new session: templates again) carrying its backlog with
+// the original export times.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { stopRun } from '../harness/flowagg-run.js';

@@ -1,6 +1,5 @@
-// Issue 15, scenario 1: six Agents, one TCP connection each, sending 2,000 flows and the filler after them
-// as fast as flowagg reads. Connections are read at different speeds, so one Agent's stream runs ahead of
-// another's in flows.raw; every flow must still come out exact and correlated.
+// Issue 15, scenario 1 (UNPACED in testing/scenarios.ts): connections are read at different speeds, so one
+// Agent's stream runs ahead of another's in flows.raw; every flow must still come out exact and correlated.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { stopRun } from '../harness/flowagg-run.js';
