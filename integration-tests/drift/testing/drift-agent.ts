@@ -1,6 +1,6 @@
 // One simulated Antrea Agent of the drift sender: its Node's stream of due records, a cursor into it, and
 // its IPFIX-over-TCP connection (lib/simulate's StreamLink: templates first, then data; a new connection is
-// a new session). It sends what is due up to the position the sender gives it, while its connection takes
+// a new session). It sends what is due before the limit the sender gives it, while its connection takes
 // more; what it does not send yet it keeps (an Agent's buffer), with its original export times.
 import { type AgentNode } from '../../../lib/antrea/workload.js';
 import { type DeltaCarry } from '../../../lib/simulate/carry.js';
@@ -63,11 +63,11 @@ export class DriftAgent {
     await this.disconnect();
   }
 
-  /** Sends records due by `position` (agent time, s) while the connection takes them; true when it sent any. */
-  pump(position: number): boolean {
+  /** Sends the records due before `limit` (agent time, s) while the connection takes them; true when it sent any. */
+  pump(limit: number): boolean {
     const link = this.#link;
     let sent = false;
-    const due = () => this.#next < this.stream.length && this.stream[this.#next]!.due <= position;
+    const due = () => this.#next < this.stream.length && this.stream[this.#next]!.due < limit;
     while (link?.ready === true && due()) {
       const batch = [];
       for (; batch.length < BATCH && due(); this.#next++) {

@@ -15,7 +15,8 @@ export const CLOCK_SKEW: ScenarioOptions = { speed: SPEED, clockOffset: (node) =
 export const RECONNECT: ScenarioOptions = { speed: SPEED, scripts: (w) => new Map([[3, { outage: { from: at(w, 12), until: at(w, 72) } }]]) };
 
 /**
- * 5: Node 4's Agent starts 10 s in (its first record of each flow carries what it counted before, as a new
- * Agent's conntrack totals do); Node 1's stops for good 6 s in, before its first record of many flows.
+ * 5: Node 4's Agent starts 20 s in, its peers' halves of the flows it reports waiting since their first
+ * records (its first record of each flow carries what it counted before, as a new Agent's conntrack totals
+ * do); Node 1's stops for good 6 s in, before its first record of many flows.
  */
-export const JOIN_AND_LEAVE: ScenarioOptions = { speed: SPEED, scripts: (w) => new Map([[4, { joinsAt: at(w, 10) }], [1, { stopsAt: at(w, 6) }]]) };
+export const JOIN_AND_LEAVE: ScenarioOptions = { speed: SPEED, scripts: (w) => new Map([[4, { joinsAt: at(w, 20) }], [1, { stopsAt: at(w, 6) }]]) };

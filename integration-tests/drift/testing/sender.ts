@@ -40,7 +40,7 @@ const HOST = '127.0.0.1';
 const CONNECT_TIMEOUT_MS = 10_000;
 const TICK_MS = 5;
 
-/** Where in its stream the Agent is when the cluster's agent time is `now`, and what it does on the way. */
+/** The agent time the Agent has sent everything before, when the cluster's is `now`; and what it does on the way. */
 async function follow(agent: DriftAgent, script: AgentScript | undefined, now: number): Promise<number> {
   if (script?.joinsAt !== undefined && !agent.connected && now >= script.joinsAt && agent.nextDue !== Infinity) {
     agent.skipUntil(script.joinsAt);
@@ -55,12 +55,12 @@ async function follow(agent: DriftAgent, script: AgentScript | undefined, now: n
   if (outage !== undefined && now >= outage.from && now < outage.until) {
     // It goes down once it has sent what was due before.
     if (agent.connected && agent.nextDue >= outage.from) await agent.disconnect();
-    return Math.min(now, outage.from - 1e-9);
+    return outage.from;
   }
   if (outage !== undefined && now >= outage.until && !agent.connected) agent.connect();
   const held = script?.heldBack;
-  const position = held !== undefined && now < held.until ? now - held.lagS : now;
-  return script?.stopsAt === undefined ? position : Math.min(position, script.stopsAt - 1e-9);
+  const limit = held !== undefined && now < held.until ? now - held.lagS : now;
+  return script?.stopsAt === undefined ? limit : Math.min(limit, script.stopsAt);
 }
 
 async function allUp(agents: readonly DriftAgent[]): Promise<void> {
