@@ -40,8 +40,15 @@ const HOST = '127.0.0.1';
 const CONNECT_TIMEOUT_MS = 10_000;
 const TICK_MS = 5;
 
-/** The agent time the Agent has sent everything before, when the cluster's is `now`; and what it does on the way. */
-async function follow(agent: DriftAgent, script: AgentScript | undefined, now: number): Promise<number> {
+/** Where an Agent with an outage is in it. */
+type OutagePhase = 'before' | 'down' | 'over';
+
+/**
+ * The agent time the Agent is to have sent everything before, when the cluster's is `now`; and what it does
+ * on the way. What depends on what it has sent (going down, stopping) waits until it has sent what was due
+ * before, however far the clock has moved meanwhile.
+ */
+async function follow(agent: DriftAgent, script: AgentScript | undefined, now: number, outages: Map<DriftAgent, OutagePhase>): Promise<number> {
   if (script?.joinsAt !== undefined && !agent.connected && now >= script.joinsAt && agent.nextDue !== Infinity) {
     agent.skipUntil(script.joinsAt);
     agent.connect();
@@ -52,12 +59,17 @@ async function follow(agent: DriftAgent, script: AgentScript | undefined, now: n
     return -Infinity;
   }
   const outage = script?.outage;
-  if (outage !== undefined && now >= outage.from && now < outage.until) {
-    // It goes down once it has sent what was due before.
-    if (agent.connected && agent.nextDue >= outage.from) await agent.disconnect();
-    return outage.from;
+  if (outage !== undefined) {
+    const phase = outages.get(agent) ?? 'before';
+    if (phase === 'before' && now >= outage.from && agent.nextDue >= outage.from) {
+      await agent.disconnect();
+      outages.set(agent, 'down');
+    } else if (phase === 'down' && now >= outage.until) {
+      agent.connect();
+      outages.set(agent, 'over');
+    }
+    if (outages.get(agent) !== 'over') return Math.min(now, outage.from);
   }
-  if (outage !== undefined && now >= outage.until && !agent.connected) agent.connect();
   const held = script?.heldBack;
   const limit = held !== undefined && now < held.until ? now - held.lagS : now;
   return script?.stopsAt === undefined ? limit : Math.min(limit, script.stopsAt);
@@ -85,11 +97,12 @@ export async function sendStreams(w: Workload, streams: readonly DueRecord[][], 
 
   const start = Math.min(...agents.map((a) => a.nextDue));
   const startedAt = Date.now();
+  const outages = new Map<DriftAgent, OutagePhase>();
   const clock = () => (o.speed === 'unpaced' ? Infinity : start + ((Date.now() - startedAt) / 1000) * o.speed);
   for (;;) {
     const now = clock();
     let busy = false;
-    for (const a of agents) busy = a.pump(await follow(a, o.scripts?.get(a.node.index), now)) || busy;
+    for (const a of agents) busy = a.pump(await follow(a, o.scripts?.get(a.node.index), now, outages)) || busy;
     if (agents.every((a) => a.nextDue === Infinity)) break;
     if (!busy) await new Promise((r) => setTimeout(r, TICK_MS));
     else await new Promise((r) => setImmediate(r));
