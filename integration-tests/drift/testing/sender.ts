@@ -1,8 +1,9 @@
 // The drift sender: the workload's Agents, one TCP connection each (from a loopback address of its own
 // where the system allows), sending their streams to a running `flowagg run`. Agent time runs `speed` times
 // faster than the wall clock from the first export, or, unpaced, every Agent sends everything as fast as
-// flowagg reads it. Messages carry the Agents' own export times, so an event-time processor sees their time. What each Agent does besides (held back, disconnected, joining late, stopping for good)
-// is its part of the script, in agent time; the ledger ends with exactly what was sent.
+// flowagg reads it. Messages carry the Agents' own export times, so an event-time processor sees their
+// time. What each Agent does besides (held back, disconnected, joining late, stopping for good) is its part
+// of the script, in agent time; the ledger ends with exactly what was sent.
 import { type AgentNode, type Workload } from '../../../lib/antrea/workload.js';
 import { DeltaCarry } from '../../../lib/simulate/carry.js';
 import { bindsLoopback, loopbackSource } from '../../../lib/simulate/source-address.js';
@@ -39,6 +40,8 @@ export interface SendResult {
 const HOST = '127.0.0.1';
 const CONNECT_TIMEOUT_MS = 10_000;
 const TICK_MS = 5;
+/** An Agent with records due that could send nothing for this long is stuck (its connection never came up): the run fails rather than hang. */
+const STUCK_MS = 30_000;
 
 /** Where an Agent with an outage is in it. */
 type OutagePhase = 'before' | 'down' | 'over';
@@ -99,11 +102,14 @@ export async function sendStreams(w: Workload, streams: readonly DueRecord[][], 
   const startedAt = Date.now();
   const outages = new Map<DriftAgent, OutagePhase>();
   const clock = () => (o.speed === 'unpaced' ? Infinity : start + ((Date.now() - startedAt) / 1000) * o.speed);
-  for (;;) {
+  for (let lastSentAt = Date.now(); ;) {
     const now = clock();
     let busy = false;
     for (const a of agents) busy = a.pump(await follow(a, o.scripts?.get(a.node.index), now, outages)) || busy;
     if (agents.every((a) => a.nextDue === Infinity)) break;
+    if (busy) lastSentAt = Date.now();
+    const due = agents.filter((a) => a.nextDue < now);
+    if (due.length > 0 && Date.now() - lastSentAt > STUCK_MS) throw new Error(`nothing sent for ${STUCK_MS} ms; records due at ${due.map((a) => `${a.node.name} (${a.up ? 'up' : 'not up'})`).join(', ')}`);
     if (!busy) await new Promise((r) => setTimeout(r, TICK_MS));
     else await new Promise((r) => setImmediate(r));
   }
