@@ -9,22 +9,21 @@
 // instead of 4739, 14739 and 10348, no Kubernetes API, and flow record timeouts of seconds instead of
 // Antrea's 60 s and 90 s, so that every flow has been exported within the test's bounds.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readLogApi, remoteAdmin } from '../../lib/log/admin-api.js';
-import { parseIpv4Into, parseIpv6Into } from '../../lib/ipfix/text.js';
 import { DELTA_COUNTERS, type DeltaCounter } from '../../lib/simulate/counters.js';
 import { type FlowSums } from '../../lib/simulate/ledger.js';
 import { type SimulationReport } from '../../lib/simulate/report.js';
-import { type FlowaggChild, startFlowagg } from '../harness/crash-loop.js';
+import { type Line, lineTuple, readFlowLog, tupleKey } from '../harness/flow-log.js';
+import { metricLines, recordMetrics, type Run, startRun as startFlowaggRun, stopRun } from '../harness/flowagg-run.js';
 import { runTool } from '../harness/tools.js';
 
 const CLI = join(import.meta.dirname, '../../bin/flowagg.js');
-const RUNNING = 'flowagg run running';
 const ENV = {
   FLOWAGG_CFG_INGEST_PORT: '0',
   FLOWAGG_CFG_INGEST_GRPC_PORT: '0',
@@ -35,44 +34,9 @@ const ENV = {
   FLOWAGG_CFG_PROCESSOR_IDLEWATERMARKADVANCE: '5s',
 };
 const SIDES = ['FromSourceNode', 'FromDestinationNode'] as const;
-type Line = Record<string, unknown>;
 const isText = (v: unknown) => typeof v === 'string' && v !== '';
 
-interface Run {
-  readonly child: FlowaggChild;
-  readonly tcpPort: number;
-  readonly httpPort: number;
-}
-
-async function startRun(dir: string): Promise<Run> {
-  const child = startFlowagg(['run'], RUNNING, ENV, dir);
-  await child.ready;
-  const line = child.stderr().split('\n').find((l) => l.includes(RUNNING))!;
-  const started = JSON.parse(line) as { collectors: Record<string, number>; http: number };
-  return { child, tcpPort: started.collectors.tcp!, httpPort: started.http };
-}
-
-async function stopRun(run: Run): Promise<void> {
-  run.child.process.kill('SIGTERM');
-  const { code, signal } = await run.child.exited;
-  assert.equal(code, 0, `flowagg run exits 0 on SIGTERM (${signal ?? ''}); its log:\n${run.child.stderr().slice(-3000)}`);
-}
-
-/** An address as its bytes in hex, however the text spells it. */
-function addressKey(address: string): string {
-  const b = Buffer.alloc(address.includes(':') ? 16 : 4);
-  assert.ok(address.includes(':') ? parseIpv6Into(address, b, 0) : parseIpv4Into(address, b, 0), address);
-  return b.toString('hex');
-}
-const tupleKey = (src: string, dst: string, protocol: number, srcPort: number, dstPort: number) => `${addressKey(src)}|${addressKey(dst)}|${protocol}|${srcPort}|${dstPort}`;
-const lineTuple = (l: Line) =>
-  tupleKey(String(l.sourceIPv4Address ?? l.sourceIPv6Address), String(l.destinationIPv4Address ?? l.destinationIPv6Address), Number(l.protocolIdentifier), Number(l.sourceTransportPort), Number(l.destinationTransportPort));
-
-function readFlowLog(dir: string): Line[] {
-  const path = join(dir, 'data', 'flows.log');
-  if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Line);
-}
+const startRun = (dir: string): Promise<Run> => startFlowaggRun(dir, { env: ENV });
 
 /** Per flow tuple, each side's sums of the four delta counters. */
 type SideSums = Record<(typeof SIDES)[number], Record<DeltaCounter, number>>;
@@ -116,12 +80,6 @@ const total = (m: Map<string, SideSums>) => {
   return n;
 };
 
-/** Antrea's /recordmetrics: numRecordsWritten (by ingest into flows.raw), numFlows (held by the processor). */
-async function recordMetrics(run: Run): Promise<{ numRecordsWritten: number; numFlows: number; numRecordsExported: number }> {
-  const res = await fetch(`http://127.0.0.1:${run.httpPort}/recordmetrics`);
-  return (await res.json()) as { numRecordsWritten: number; numFlows: number; numRecordsExported: number };
-}
-
 test('quick start: flowagg run, flowagg simulate 10 s; the flow log holds every flow with the sums sent, through a SIGTERM and a restart', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'flowagg-quickstart-'));
   let run = await startRun(dir);
@@ -153,7 +111,7 @@ test('quick start: flowagg run, flowagg simulate 10 s; the flow log holds every 
   const lag = async () => (await admin.fetchGroupLag('flowagg-export-flowlog')).map((p) => p.lag);
   const done = async () => total(logged(readFlowLog(dir))) >= total(want) && (await recordMetrics(run)).numFlows === 0 && (await lag()).every((n) => n <= 1);
   for (const end = Date.now() + 120_000; !(await done()); await sleep(250)) {
-    if (Date.now() > end) assert.fail(`the restarted flowagg run did not finish within 2 minutes: ${total(logged(readFlowLog(dir)))} of ${total(want)} counted in the flow log, ${JSON.stringify(await recordMetrics(run))}, flow log exporter lag ${(await lag()).join(' ')}; the processor's figures:\n${(await (await fetch(`http://127.0.0.1:${run.httpPort}/metrics`)).text()).split('\n').filter((l) => l.startsWith('flowagg_processor_')).join('\n')}`);
+    if (Date.now() > end) assert.fail(`the restarted flowagg run did not finish within 2 minutes: ${total(logged(readFlowLog(dir)))} of ${total(want)} counted in the flow log, ${JSON.stringify(await recordMetrics(run))}, flow log exporter lag ${(await lag()).join(' ')}; the processor's figures:\n${(await metricLines(run, 'flowagg_processor_')).join('\n')}`);
   }
   const lines = readFlowLog(dir);
   const got = logged(lines);

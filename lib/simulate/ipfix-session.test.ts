@@ -30,3 +30,21 @@ test('an Agent session: both templates first, then messages whose counts and seq
   assert.equal(values.length, records.length);
   assert.deepEqual(values.map((v) => v[7]), records.map((r) => r.values[7]), 'octetTotalCount, record by record');
 });
+
+test('an Agent session on its own time: every message carries the export time of its records, counts still adding up', () => {
+  const w = antreaWorkload({ nodes: 2, flows: 300, seed: 3 });
+  const records = [...w.records()].filter((r) => r.node === w.nodes[0]);
+  const session = new AgentIpfixSession(w.nodes[0]!, 1400, { agentTime: true });
+  const store = new TemplateStore({ transport: 'udp' });
+  decodeMessage(session.templates().messages[0]!, store);
+  const { messages, counts } = session.records(records);
+  let at = 0;
+  for (const [i, bytes] of messages.entries()) {
+    const m = decodeMessage(bytes, store);
+    const carried = records.slice(at, (at += counts[i]!));
+    assert.equal(m.records.length, carried.length);
+    assert.deepEqual(new Set(carried.map((r) => r.exportTime)), new Set([m.header.exportTime]), `message ${i}: one export time, its records'`);
+  }
+  assert.equal(at, records.length);
+  assert.ok(new Set(records.map((r) => r.exportTime)).size > 5, 'the records span several export times');
+});

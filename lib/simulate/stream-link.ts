@@ -6,7 +6,7 @@ import { type Socket } from 'node:net';
 import { type AgentNode, type AgentRecord } from '../antrea/workload.js';
 import { errorMessage } from '../errors.js';
 import { MAX_MESSAGE_LENGTH } from '../ipfix/message-header.js';
-import { AgentIpfixSession, type Encoded } from './ipfix-session.js';
+import { AgentIpfixSession, type Encoded, type SessionOptions } from './ipfix-session.js';
 import { type Link, LinkBase, NOT_CONNECTED, reconnectDelay, type WriteDone } from './link.js';
 
 /** Opens a connection, resolving once it is ready to carry IPFIX (connected; for TLS, the handshake done). */
@@ -23,7 +23,7 @@ export class StreamLink extends LinkBase implements Link {
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
 
-  constructor(node: AgentNode, dial: Dial, readonly sourceAddress: string | undefined) {
+  constructor(node: AgentNode, dial: Dial, readonly sourceAddress: string | undefined, private readonly session: SessionOptions = {}) {
     super();
     this.#node = node;
     this.#dial = dial;
@@ -51,7 +51,7 @@ export class StreamLink extends LinkBase implements Link {
       return;
     }
     this.#socket = socket;
-    this.#session = new AgentIpfixSession(this.#node, MAX_MESSAGE_LENGTH);
+    this.#session = new AgentIpfixSession(this.#node, MAX_MESSAGE_LENGTH, this.session);
     this.state = 'up';
     this.connects++;
     this.#failures = 0;

@@ -1,0 +1,50 @@
+// The `flowagg run` a drift scenario sends to: started in a fresh directory with the scenario configuration,
+// settled (everything sent is in flows.raw, the processor has read it all and the flow log exporter has read
+// everything the processor wrote), its count of uncorrelated halves, and a replay from the start.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { readLogApi, remoteAdmin } from '../../../lib/log/admin-api.js';
+import { metricLines, recordMetrics, type Run, startRun } from '../../harness/flowagg-run.js';
+import { runTool } from '../../harness/tools.js';
+import { scenarioConfig } from './time-model.js';
+
+const CLI = join(import.meta.dirname, '../../../bin/flowagg.js');
+const CONFIG = 'flowagg.yaml';
+const PROCESSOR_GROUP = 'flowagg-processor';
+const FLOW_LOG_GROUP = 'flowagg-export-flowlog';
+const SETTLE_TIMEOUT_MS = 60_000;
+
+export async function startDriftRun(dir: string): Promise<Run> {
+  writeFileSync(join(dir, CONFIG), scenarioConfig());
+  return startRun(dir, { args: ['--config', CONFIG] });
+}
+
+/**
+ * Resolves once ingest has written `recordsSent` records (since this run started) and both groups have
+ * read all there is: at most the marker of the last transaction left on a partition, which the embedded
+ * log's lag counts. The processor's lag is taken first, so that the flow log's covers what it wrote.
+ */
+export async function settled(run: Run, dir: string, recordsSent: number): Promise<void> {
+  const admin = remoteAdmin(readLogApi(join(dir, 'data', 'log'))!);
+  const caughtUp = async (group: string) => (await admin.fetchGroupLag(group)).every((p) => p.lag <= 1);
+  const done = async () => (await recordMetrics(run)).numRecordsWritten >= recordsSent && (await caughtUp(PROCESSOR_GROUP)) && (await caughtUp(FLOW_LOG_GROUP));
+  for (const end = Date.now() + SETTLE_TIMEOUT_MS; !(await done()); await sleep(200)) {
+    if (Date.now() > end) {
+      assert.fail(`flowagg run did not settle within ${SETTLE_TIMEOUT_MS} ms: ${JSON.stringify(await recordMetrics(run))} of ${recordsSent} written; lags ${JSON.stringify(await admin.fetchGroupLag(PROCESSOR_GROUP))} ${JSON.stringify(await admin.fetchGroupLag(FLOW_LOG_GROUP))}`);
+    }
+  }
+}
+
+/** Halves the processor gave up waiting for their peer (flowagg_processor_uncorrelated_flows_total, every action). */
+export async function uncorrelatedCount(run: Run): Promise<number> {
+  const lines = await metricLines(run, 'flowagg_processor_uncorrelated_flows_total');
+  return lines.reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
+}
+
+/** With the run in `dir` stopped: moves the processor's group on flows.raw back to the start and starts it again, the log replayed. */
+export async function replayFromStart(dir: string): Promise<Run> {
+  await runTool(process.execPath, [CLI, 'offsets', 'reset', '--group', PROCESSOR_GROUP, '--topic', 'flows.raw', '--to-earliest', '--config', CONFIG], { cwd: dir, timeoutMs: 30_000 });
+  return startDriftRun(dir);
+}
