@@ -22,14 +22,8 @@ const FILLER_FLOWS = 200;
 /** Agent seconds per wall second when paced: 300 s of agent time in 15 s. */
 export const SPEED = 20;
 
-/**
- * The Agents' time starts an hour ago: a backlog arriving late, whose export times stay behind the
- * collector's clock however fast they are sent (an export time ahead of it would be capped).
- */
-const AGENT_TIME_BEHIND_S = 3600;
-
 export function scenarioWorkload(): Workload {
-  return antreaWorkload({ nodes: NODES, flows: JUDGED_FLOWS, seed: 15, startTime: Math.floor(Date.now() / 1000) - AGENT_TIME_BEHIND_S });
+  return antreaWorkload({ nodes: NODES, flows: JUDGED_FLOWS, seed: 15, startTime: Math.floor(Date.now() / 1000) });
 }
 
 /** Agent time (s, absolute) `s` seconds after the workload's first exports start. */
