@@ -6,6 +6,8 @@
 // - kafkajs rebalances eagerly: every partition is given up, and the ones this consumer gets back restart
 //   from their committed offsets. The consumer seeks those back to where it was, so that a rebalance
 //   looks as the log promises: only partitions gained or lost are reported, and kept ones carry on.
+// - A crash kafkajs does not restart from (it gave up rejoining) goes to onFailure: the owner replaces the
+//   consumer, since this one delivers nothing more.
 import type { Consumer as KafkajsConsumer, EachBatchPayload } from 'kafkajs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FlowaggError, errorMessage } from '../../errors.js';
@@ -56,6 +58,7 @@ export class KafkaConsumer implements Consumer {
    * still loading, say) and retries it in the background; run() waits for it instead.
    */
   private readonly joined: Promise<void>;
+  private hasJoined = false;
 
   constructor(
     private readonly cluster: KafkaCluster,
@@ -82,12 +85,16 @@ export class KafkaConsumer implements Consumer {
     this.joined.catch(() => undefined);
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       this.onGroupJoin(event.payload.memberAssignment);
+      this.hasJoined = true;
       joined();
     });
     this.consumer.on(this.consumer.events.CRASH, (event) => {
       const { error, restart } = event.payload;
       logger.warn({ groupId: config.groupId, err: error, restart }, restart ? 'Kafka consumer failed, rejoining the group' : 'Kafka consumer failed and stopped');
-      if (!restart) failed(kafkaError(error, 'joining the consumer group', { groupId: config.groupId }));
+      if (restart) return;
+      // Before the first join this fails run(); after it, only the owner can act on it.
+      if (!this.hasJoined) failed(kafkaError(error, 'joining the consumer group', { groupId: config.groupId }));
+      else if (this.state === 'running') this.handlers?.onFailure?.(kafkaError(error, 'consuming', { groupId: config.groupId }));
     });
     this.untrack = cluster.track(() => this.stop());
   }
