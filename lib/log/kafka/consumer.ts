@@ -11,6 +11,7 @@
 import type { Consumer as KafkajsConsumer, EachBatchPayload } from 'kafkajs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FlowaggError, errorMessage } from '../../errors.js';
+import { Backoff } from '../../retry.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { LOG_CONSUMER_STATE } from '../errors.js';
 import { type Consumer, type ConsumerConfig, type ConsumerHandlers, type TopicPartition, type TopicPartitionOffset } from '../types.js';
@@ -20,8 +21,7 @@ import { fromKafkaMessage } from './records.js';
 
 const logger = componentLogger('log.kafka.consumer');
 
-const RETRY_BACKOFF_MIN_MS = 100;
-const RETRY_BACKOFF_MAX_MS = 5000;
+const RETRY_BACKOFF = { initialMs: 100, maxMs: 5000 };
 /** How long an empty fetch waits on the broker: bounds how long stop() waits for a fetch in flight. */
 const FETCH_MAX_WAIT_MS = 250;
 /**
@@ -181,15 +181,16 @@ export class KafkaConsumer implements Consumer {
     const interrupted = () => !isRunning() || isStale() || this.state !== 'running' || this.isPaused(topic, partition);
     for (let start = 0; start < records.length; start += chunkSize) {
       const chunk = records.slice(start, start + chunkSize);
+      const backoff = new Backoff(RETRY_BACKOFF);
       for (let attempt = 0; ; attempt++) {
         if (interrupted()) return;
         try {
           await this.handlers!.eachBatch({ topic, partition, records: chunk, highWatermark });
           break;
         } catch (err) {
-          const backoff = Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MIN_MS * 2 ** attempt);
-          logger.warn({ groupId: this.config.groupId, topic, partition, offset: chunk[0]!.offset, attempt, backoff, err: errorMessage(err) }, 'eachBatch failed; delivering the batch again');
-          await this.backoff(backoff, heartbeat, interrupted);
+          const delayMs = backoff.next();
+          logger.warn({ groupId: this.config.groupId, topic, partition, offset: chunk[0]!.offset, attempt, backoff: delayMs, err: errorMessage(err) }, 'eachBatch failed; delivering the batch again');
+          await this.backoff(delayMs, heartbeat, interrupted);
         }
       }
       if (isStale()) return;

@@ -1,0 +1,50 @@
+// A MessageLog whose consumers can be made to die, as a Kafka consumer that crashed and will not rejoin
+// does (ConsumerHandlers.onFailure): for tests of supervision. Everything else goes to the wrapped log.
+import { FlowaggError } from '../../errors.js';
+import { type ConsumerHandlers, type MessageLog } from '../types.js';
+
+export const INJECTED_CONSUMER_CRASH = 'FLOWAGG_ERR_TEST_INJECTED_CONSUMER_CRASH';
+
+export interface CrashingLog extends MessageLog {
+  /** Stops every running consumer of the group and reports it to their owners; the number of consumers crashed. */
+  crash(groupId: string): Promise<number>;
+}
+
+export function crashingConsumers(log: MessageLog): CrashingLog {
+  const running = new Map<string, Set<{ stop(): Promise<void>; handlers: ConsumerHandlers }>>();
+  return {
+    backend: log.backend,
+    async crash(groupId) {
+      const consumers = [...(running.get(groupId) ?? [])];
+      running.delete(groupId);
+      for (const c of consumers) {
+        await c.stop();
+        c.handlers.onFailure?.(new FlowaggError(INJECTED_CONSUMER_CRASH, `the consumer of group ${groupId} crashed (injected)`, { context: { groupId } }));
+      }
+      return consumers.length;
+    },
+    consumer(config) {
+      const consumer = log.consumer(config);
+      return {
+        subscribe: (topics) => consumer.subscribe(topics),
+        async run(handlers) {
+          await consumer.run(handlers);
+          const group = running.get(config.groupId) ?? new Set();
+          group.add({ stop: () => consumer.stop(), handlers });
+          running.set(config.groupId, group);
+        },
+        commit: (offsets) => consumer.commit(offsets),
+        seek: (target) => consumer.seek(target),
+        pause: (partitions) => consumer.pause(partitions),
+        resume: (partitions) => consumer.resume(partitions),
+        assignment: () => consumer.assignment(),
+        stop: () => consumer.stop(),
+      };
+    },
+    producer: () => log.producer(),
+    transactionalProducer: (id) => log.transactionalProducer(id),
+    reader: (config) => log.reader(config),
+    admin: () => log.admin(),
+    close: () => log.close(),
+  };
+}
