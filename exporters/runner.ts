@@ -99,7 +99,7 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
   async function start(): Promise<void> {
     await log.admin().createTopics([{ topic, partitions: opts.topics.flowsProcessedPartitions, cleanupPolicy: 'delete' }]);
     await exporter.start();
-    const ranges = (intents = await BatchIntents.open(log, opts.topics.exportBatches, groupId, logger));
+    const ranges = (intents = await BatchIntents.open(log, opts.topics.exportBatches, groupId, logger, (err) => lifecycle.fail(err)));
     // Consumer batches no larger than a delivery batch keep what waits per partition under 3 × maxRecords.
     consumer = log.consumer({ groupId, isolation: 'read_committed', startFrom: 'earliest', maxBatchRecords: exporter.batching.maxRecords });
     await consumer.subscribe([topic]);

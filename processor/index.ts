@@ -99,6 +99,8 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   };
   const workDeps: WorkDeps = { scanner: new FlowRecordScanner(deps.inputFraming?.kind === 'confluent' ? deps.inputFraming.schemaId : undefined), metadata: metadataOptions, framing: deps.framing ?? { kind: 'single-object' }, logger, budget: section.commitRecords };
   const tasks = new Map<number, PartitionTask>();
+  /** Partitions whose final commit failed since stop() began (revoked ones included). */
+  const unfinished = new Set<number>();
   /** Counters of tasks already gone, plus what live tasks reported last. */
   const totals = zeroTotals();
   const reported = new WeakMap<PartitionWork, Totals>();
@@ -207,13 +209,23 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     logger.info({ partitions: [...tasks.keys()] }, 'partitions assigned');
   }
 
+  /**
+   * Commits a task's last work and closes it. A failed final commit loses nothing (the next owner of the
+   * partition processes its input again) but is told: logged, counted by the task, and kept for stop().
+   */
+  async function closeTask(task: PartitionTask): Promise<void> {
+    tasks.delete(task.partition);
+    await task.close(true).catch((err: unknown) => {
+      unfinished.add(task.partition);
+      logger.error({ partition: task.partition, err }, 'the final commit of a partition failed; its records since the last commit are processed again by its next owner');
+    });
+    report(task.work);
+  }
+
   async function revoke(partitions: readonly TopicPartition[]): Promise<void> {
     await Promise.all(partitions.map(async (tp) => {
       const task = tasks.get(tp.partition);
-      if (task === undefined || tp.topic !== topics.flowsRaw) return;
-      tasks.delete(tp.partition);
-      await task.close(true).catch((err: unknown) => logger.warn({ partition: tp.partition, err }, 'final commit of a revoked partition failed'));
-      report(task.work);
+      if (task !== undefined && tp.topic === topics.flowsRaw) await closeTask(task);
     }));
     metrics.partitions.set(tasks.size);
     logger.info({ revoked: partitions.map((tp) => tp.partition), partitions: [...tasks.keys()] }, 'partitions revoked');
@@ -303,19 +315,15 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   /** Leaves the group (revoking commits each partition), then commits and closes what is left; a failed final commit is thrown. */
   async function stop(): Promise<void> {
     clearInterval(timer);
-    // A consumer that failed may fail to stop too: the tasks and the reader are closed all the same.
+    unfinished.clear();
+    // Leaving the group revokes (and so closes) the tasks; a consumer that failed may not, nor stop cleanly.
     const consumerStop = await consumer?.stop().then(() => undefined, (err: unknown) => err);
-    const closing = [...tasks.values()];
-    tasks.clear();
-    const failed: number[] = [];
-    await Promise.all(closing.map((t) => t.close(true).catch((err: unknown) => {
-      failed.push(t.partition);
-      logger.error({ partition: t.partition, err }, 'the final commit of a partition failed; its records since the last commit are processed again at the next start');
-    }).finally(() => report(t.work))));
+    await Promise.all([...tasks.values()].map(closeTask));
     await reader?.close();
     logger.info(totals, 'processor stopped');
     if (consumerStop !== undefined) throw consumerStop;
-    if (failed.length > 0) throw new FlowaggError(PROCESSOR_FINAL_COMMIT, `the final commit of partitions ${failed.sort((a, b) => a - b).join(', ')} of ${topics.flowsRaw} failed`, { context: { partitions: failed.join(',') } });
+    const failed = [...unfinished].sort((a, b) => a - b);
+    if (failed.length > 0) throw new FlowaggError(PROCESSOR_FINAL_COMMIT, `the final commit of partitions ${failed.join(', ')} of ${topics.flowsRaw} failed`, { context: { partitions: failed.join(',') } });
   }
 
   return {

@@ -1,6 +1,6 @@
-// `flowagg run` when a service fails after its start: the processor's consumer dies (as a Kafka consumer
-// that crashed and will not rejoin). /readyz says so while the supervisor restarts the processor; when
-// it keeps failing, the command ends with exit status 1 (Kubernetes then restarts the Pod).
+// `flowagg run` when a service fails after its start: the consumer of a service dies (as a Kafka consumer
+// that crashed and will not rejoin). /readyz says so while the supervisor restarts that service; when it
+// keeps failing, the command ends with exit status 1 (Kubernetes then restarts the Pod).
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,51 +13,68 @@ import { crashingConsumers, type CrashingLog } from '../../log/testing/crashing-
 import { serve } from './serve.js';
 import { serviceConfigSchema } from './service-config.js';
 
-async function until<T>(what: string, get: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await get().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
+interface Readyz {
+  readonly status: number;
+  readonly checks: Record<string, { ready: boolean; detail?: string }>;
 }
 
-async function readyz(port: number): Promise<{ status: number; body: { checks: Record<string, { ready: boolean; detail?: string }> } }> {
+async function readyz(port: number): Promise<Readyz> {
   const res = await fetch(`http://127.0.0.1:${port}/readyz`);
-  return { status: res.status, body: (await res.json()) as never };
+  return { status: res.status, checks: ((await res.json()) as Readyz).checks };
 }
 
-test('flowagg run whose log consumer fails: not ready while the processor restarts, ready again after, exit status 1 once it keeps failing', async (t) => {
-  const config = loadConfig(serviceConfigSchema, {
-    env: {},
-    overrides: {
-      aggregatorTransportProtocol: ['tcp'], 'ingest.host': '127.0.0.1', 'ingest.port': 0, 'apiServer.apiPort': 0, 'apiServer.bindAddress': '127.0.0.1',
-      'log.embedded.dir': mkdtempSync(join(tmpdir(), 'flowagg-supervision-')), 'log.embedded.fsync.policy': 'interval',
-    },
-  });
-  let log: CrashingLog | undefined;
-  let http: number | undefined;
-  const stop = new AbortController();
-  const running = serve(config, {
-    command: 'run', processor: true, signal: stop.signal, onStarted: (p) => (http = p.http),
-    openLog: async (c) => (log = crashingConsumers(await openLog(c))),
-    supervision: { backoff: { initialMs: 400, maxMs: 400, jitter: 0 }, maxRestarts: 1, windowMs: 60_000 },
-  });
-  t.after(async () => {
-    stop.abort();
-    await running;
-  });
-  const port = await until('the services to start', async () => http);
-  assert.equal((await readyz(port)).status, 200);
+/** Polls /readyz until it answers `status` (the restart after the backoff). */
+async function readyzUntil(port: number, status: number): Promise<Readyz> {
+  for (const end = Date.now() + 30_000; Date.now() < end; await sleep(20)) {
+    const r = await readyz(port);
+    if (r.status === status) return r;
+  }
+  assert.fail(`/readyz did not answer ${status} within 30 s`);
+}
 
-  assert.equal(await log!.crash(config.processor.groupId), 1);
-  const restarting = await readyz(port);
-  assert.equal(restarting.status, 503);
-  assert.match(restarting.body.checks.processor!.detail!, /processor failed \(the consumer of group flowagg-processor crashed \(injected\)\); restart 1 of 1/);
-  assert.equal(restarting.body.checks.ingest!.ready, true, 'only the failed service is not ready');
-  await until('the restarted processor to be ready', async () => ((await readyz(port)).status === 200 ? true : undefined));
+const SERVICES = [
+  { check: 'processor', group: 'flowagg-processor' },
+  // The runner's consumer of flows.processed and its consumer of export.batches.
+  { check: 'export.flowlog', group: 'flowagg-export-flowlog' },
+  // ingest's consumer of ipfix.templates (UDP), one group per replica.
+  { check: 'ingest', group: 'flowagg-ingest-templates-' },
+];
 
-  assert.equal(await log!.crash(config.processor.groupId), 1, 'the restarted processor has a consumer of its own');
-  assert.equal(await running, 1);
-});
+for (const { check, group } of SERVICES) {
+  test(`flowagg run whose ${check} consumer fails: not ready while it restarts, ready again after, exit status 1 once it keeps failing`, async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'flowagg-supervision-'));
+    const config = loadConfig(serviceConfigSchema, {
+      env: {},
+      overrides: {
+        aggregatorTransportProtocol: ['udp'], 'ingest.host': '127.0.0.1', 'ingest.port': 0, 'apiServer.apiPort': 0, 'apiServer.bindAddress': '127.0.0.1',
+        'log.embedded.dir': join(dir, 'log'), 'log.embedded.fsync.policy': 'interval',
+        'flowLogger.enable': true, 'flowLogger.path': join(dir, 'flows.log'),
+      },
+    });
+    let log: CrashingLog | undefined;
+    let started: (port: number) => void = () => {};
+    const http = new Promise<number>((resolve) => (started = resolve));
+    const stop = new AbortController();
+    const running = serve(config, {
+      command: 'run', processor: true, exporters: 'enabled', signal: stop.signal, onStarted: (p) => started(p.http),
+      openLog: async (c) => (log = crashingConsumers(await openLog(c))),
+      supervision: { backoff: { initialMs: 400, maxMs: 400, jitter: 0 }, maxRestarts: 1, windowMs: 60_000 },
+    });
+    t.after(async () => {
+      stop.abort();
+      await running;
+    });
+    const port = await http;
+    assert.equal((await readyz(port)).status, 200);
+
+    assert.ok((await log!.crash(group)) >= 1);
+    const restarting = await readyz(port);
+    assert.equal(restarting.status, 503);
+    assert.match(restarting.checks[check]!.detail!, /failed \(the consumer of group .+ crashed \(injected\)\); restart 1 of 1/);
+    assert.deepEqual(Object.entries(restarting.checks).filter(([, c]) => !c.ready).map(([name]) => name), [check], 'only the failed service is not ready');
+    await readyzUntil(port, 200);
+
+    assert.ok((await log!.crash(group)) >= 1, 'the restarted service has consumers of its own');
+    assert.equal(await running, 1);
+  });
+}

@@ -6,22 +6,25 @@ import { type ConsumerHandlers, type MessageLog } from '../types.js';
 export const INJECTED_CONSUMER_CRASH = 'FLOWAGG_ERR_TEST_INJECTED_CONSUMER_CRASH';
 
 export interface CrashingLog extends MessageLog {
-  /** Stops every running consumer of the group and reports it to their owners; the number of consumers crashed. */
-  crash(groupId: string): Promise<number>;
+  /** Stops every running consumer of the groups named `prefix…` and reports it to their owners; the number crashed. */
+  crash(prefix: string): Promise<number>;
 }
 
 export function crashingConsumers(log: MessageLog): CrashingLog {
   const running = new Map<string, Set<{ stop(): Promise<void>; handlers: ConsumerHandlers }>>();
   return {
     backend: log.backend,
-    async crash(groupId) {
-      const consumers = [...(running.get(groupId) ?? [])];
-      running.delete(groupId);
-      for (const c of consumers) {
-        await c.stop();
-        c.handlers.onFailure?.(new FlowaggError(INJECTED_CONSUMER_CRASH, `the consumer of group ${groupId} crashed (injected)`, { context: { groupId } }));
+    async crash(prefix) {
+      let crashed = 0;
+      for (const [groupId, consumers] of [...running].filter(([g]) => g.startsWith(prefix))) {
+        running.delete(groupId);
+        for (const c of consumers) {
+          await c.stop();
+          c.handlers.onFailure?.(new FlowaggError(INJECTED_CONSUMER_CRASH, `the consumer of group ${groupId} crashed (injected)`, { context: { groupId } }));
+          crashed++;
+        }
       }
-      return consumers.length;
+      return crashed;
     },
     consumer(config) {
       const consumer = log.consumer(config);
