@@ -42,6 +42,8 @@ export class PartitionTask {
   private busy = false;
   private ticking = false;
   private closed = false;
+  /** close() began: a failed commit from now on is the closer's to tell (close rejects with it). */
+  private closing = false;
   private txn: Transaction | undefined;
   /** Serialises commit calls: each waits for the previous one to have started its transaction. */
   private lock: Promise<void> = Promise.resolve();
@@ -169,7 +171,7 @@ export class PartitionTask {
       this.failure ??= err;
       // A task closed meanwhile is not rebuilt: whoever owns the partition next processes these records again.
       if (this.closed) this.logger.warn({ partition: this.partition, err }, 'a commit in flight when the task closed failed; its records are processed again by the next owner of the partition');
-      else this.logger.error({ partition: this.partition, err }, 'commit failed; the partition is restored from its changelog and committed offset');
+      else if (!this.closing) this.logger.error({ partition: this.partition, err }, 'commit failed; the partition is restored from its changelog and committed offset');
     }
   }
 
@@ -179,6 +181,7 @@ export class PartitionTask {
    */
   async close(commitFirst: boolean): Promise<void> {
     const finalCommit = commitFirst && !this.failed && !this.closed;
+    this.closing = true;
     if (finalCommit) await this.flush();
     this.closed = true;
     await this.lock;

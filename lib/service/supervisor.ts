@@ -16,11 +16,10 @@ export interface SupervisionPolicy {
   readonly windowMs: number;
 }
 
-export const DEFAULT_SUPERVISION: SupervisionPolicy = { backoff: { initialMs: 1000, maxMs: 30_000 }, maxRestarts: 5, windowMs: 10 * 60_000 };
-
 export interface SupervisorDeps {
   readonly logger: Logger;
-  readonly policy?: SupervisionPolicy;
+  /** From the configuration's `supervision` section (config.ts). */
+  readonly policy: SupervisionPolicy;
   readonly now?: () => number;
 }
 
@@ -46,7 +45,7 @@ export class Supervisor<S extends Service> implements Service {
   constructor(create: () => S, deps: SupervisorDeps) {
     this.#create = create;
     this.#deps = deps;
-    this.#policy = deps.policy ?? DEFAULT_SUPERVISION;
+    this.#policy = deps.policy;
     this.#backoff = new Backoff(this.#policy.backoff);
     this.#service = this.#watch(create());
   }

@@ -17,7 +17,8 @@ import { componentLogger } from '../../telemetry/logger.js';
 import { openMetadataSource } from '../../k8s/index.js';
 import { type MetadataSource } from '../../k8s/metadata.js';
 import { type LogConfig } from '../../log/config.js';
-import { Supervisor, type SupervisionPolicy } from '../../service/supervisor.js';
+import { supervisionPolicy } from '../../service/config.js';
+import { Supervisor } from '../../service/supervisor.js';
 import { ServiceStack } from '../../service/stack.js';
 import { listenForStop } from '../stop-signals.js';
 import { type Service } from '../../service/service.js';
@@ -105,8 +106,6 @@ export interface ServeOptions {
   readonly signal?: AbortSignal;
   /** Told the bound ports once everything runs (tests use port 0). */
   readonly onStarted?: (ports: { readonly http: number; readonly collectors: Readonly<Record<string, number>> }) => void;
-  /** Restarts of failed services; DEFAULT_SUPERVISION by default. */
-  readonly supervision?: SupervisionPolicy;
   /** Opens the log (tests wrap it to inject failures); lib/log's openLog by default. */
   readonly openLog?: (config: LogConfig) => Promise<MessageLog>;
 }
@@ -124,7 +123,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   let gaveUp: (err: unknown) => void = () => {};
   const failed = new Promise<'failed'>((resolve) => (gaveUp = () => resolve('failed')));
   const supervise = <S extends Service>(create: () => S): Supervisor<S> => {
-    const supervisor = new Supervisor(create, { logger, ...(opts.supervision && { policy: opts.supervision }) });
+    const supervisor = new Supervisor(create, { logger, policy: supervisionPolicy(config.supervision) });
     supervisor.onFailure(gaveUp);
     return supervisor;
   };

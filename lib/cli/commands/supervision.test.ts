@@ -49,6 +49,7 @@ for (const { check, group } of SERVICES) {
         aggregatorTransportProtocol: ['udp'], 'ingest.host': '127.0.0.1', 'ingest.port': 0, 'apiServer.apiPort': 0, 'apiServer.bindAddress': '127.0.0.1',
         'log.embedded.dir': join(dir, 'log'), 'log.embedded.fsync.policy': 'interval',
         'flowLogger.enable': true, 'flowLogger.path': join(dir, 'flows.log'),
+        'supervision.initialBackoff': 400, 'supervision.maxBackoff': 400, 'supervision.maxRestarts': 1,
       },
     });
     let log: CrashingLog | undefined;
@@ -58,7 +59,6 @@ for (const { check, group } of SERVICES) {
     const running = serve(config, {
       command: 'run', processor: true, exporters: 'enabled', signal: stop.signal, onStarted: (p) => started(p.http),
       openLog: async (c) => (log = crashingConsumers(await openLog(c))),
-      supervision: { backoff: { initialMs: 400, maxMs: 400, jitter: 0 }, maxRestarts: 1, windowMs: 60_000 },
     });
     t.after(async () => {
       stop.abort();

@@ -1,5 +1,6 @@
 // A MessageLog whose consumers can be made to die, as a Kafka consumer that crashed and will not rejoin
-// does (ConsumerHandlers.onFailure): for tests of supervision. Everything else goes to the wrapped log.
+// does (ConsumerHandlers.onFailure), and whose consumers' handlers a test can call itself (a batch the
+// log would never deliver): for tests of supervision. Everything else goes to the wrapped log.
 import { FlowaggError } from '../../errors.js';
 import { type ConsumerHandlers, type MessageLog } from '../types.js';
 
@@ -8,6 +9,8 @@ export const INJECTED_CONSUMER_CRASH = 'FLOWAGG_ERR_TEST_INJECTED_CONSUMER_CRASH
 export interface CrashingLog extends MessageLog {
   /** Stops every running consumer of the groups named `prefix…` and reports it to their owners; the number crashed. */
   crash(prefix: string): Promise<number>;
+  /** The handlers of the running consumers of the group. */
+  handlersOf(groupId: string): ConsumerHandlers[];
 }
 
 export function crashingConsumers(log: MessageLog): CrashingLog {
@@ -26,6 +29,7 @@ export function crashingConsumers(log: MessageLog): CrashingLog {
       }
       return crashed;
     },
+    handlersOf: (groupId) => [...(running.get(groupId) ?? [])].map((c) => c.handlers),
     consumer(config) {
       const consumer = log.consumer(config);
       return {
