@@ -299,7 +299,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     reader = deps.log.reader();
     consumer = deps.log.consumer({ groupId: section.groupId, isolation: 'read_committed', startFrom: 'earliest', maxBatchRecords: section.maxBatchRecords });
     await consumer.subscribe([topics.flowsRaw]);
-    // Partitions may be assigned while run() joins the group: open() then needs the state to be starting.
+    // run() assigns partitions as it joins the group, before the lifecycle is running: open() retries in starting too.
     await consumer.run({ eachBatch, onAssign: assign, onRevoke: revoke, onFailure: (err) => lifecycle.fail(err) });
     timer = setInterval(tick, Math.max(10, Math.min(section.commitInterval, 1000) / 2));
     timer.unref();
