@@ -142,10 +142,10 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
       return lifecycle.state;
     },
     start: () => lifecycle.start(start, release),
-    async stop() {
-      await lifecycle.stop(release);
+    stop: () => lifecycle.stop(async () => {
+      await release();
       logger.info('exporter stopped');
-    },
+    }),
     onFailure: (listener) => lifecycle.onFailure(listener),
     stats() {
       const all = [...workers.values()];
