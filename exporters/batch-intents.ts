@@ -45,7 +45,8 @@ export class BatchIntents {
     private readonly logger: Logger,
   ) {}
 
-  static async open(log: MessageLog, topic: string, groupId: string, logger: Logger): Promise<BatchIntents> {
+  /** `onFailure`: the consumer of the topic stopped for good (ConsumerHandlers.onFailure). */
+  static async open(log: MessageLog, topic: string, groupId: string, logger: Logger, onFailure?: (err: unknown) => void): Promise<BatchIntents> {
     await log.admin().createTopics([{ topic, partitions: 1, cleanupPolicy: 'compact' }]);
     const consumer = log.consumer({ groupId: `${groupId}.batches.${randomUUID()}`, startFrom: 'earliest' });
     const intents = new BatchIntents(log, topic, groupId, log.producer(), consumer, logger);
@@ -56,6 +57,7 @@ export class BatchIntents {
         intents.#read.set(batch.partition, batch.records[batch.records.length - 1]!.offset + 1);
         for (const wake of intents.#waiters) wake();
       },
+      ...(onFailure && { onFailure }),
     });
     return intents;
   }

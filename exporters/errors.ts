@@ -6,6 +6,8 @@ import { FlowaggError, isFlowaggError } from '../lib/errors.js';
 export const EXPORT_STATE = 'FLOWAGG_ERR_EXPORT_STATE';
 /** `flowagg export KIND` or an enabled section names an exporter kind no module registered. */
 export const EXPORT_UNKNOWN_KIND = 'FLOWAGG_ERR_EXPORT_UNKNOWN_KIND';
+/** The consumer delivered a batch of a partition the runner has no worker for (a bug): delivered again, never skipped. */
+export const EXPORT_NO_WORKER = 'FLOWAGG_ERR_EXPORT_NO_WORKER';
 
 /**
  * Marks a failed delivery as having reached none of the batch's records (connection refused, say), so

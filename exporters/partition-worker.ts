@@ -9,7 +9,7 @@ import { errorMessage } from '../lib/errors.js';
 import { type LogRecord, type TopicPartition } from '../lib/log/types.js';
 import { type Logger, sampledLogger } from '../lib/telemetry/logger.js';
 import { type FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
-import { Backoff, sleep } from './backoff.js';
+import { Backoff, type BackoffPolicy, retry, sleep } from '../lib/retry.js';
 import { type BatchIntent, type BatchIntents } from './batch-intents.js';
 import { deliveredNothing } from './errors.js';
 import { type PartitionSeries } from './metrics.js';
@@ -28,7 +28,7 @@ export interface WorkerDeps {
   readonly decoder: FlowRecordDecoder;
   readonly metrics: PartitionSeries;
   readonly logger: Logger;
-  readonly backoff: { readonly initialMs: number; readonly maxMs: number };
+  readonly backoff: BackoffPolicy;
   readonly now: () => number;
 }
 
@@ -199,7 +199,8 @@ export class PartitionWorker {
 
   /** Delivers until the destination takes the batch; false when the stop gave up on it. */
   async #deliver(batch: ExportBatch): Promise<boolean> {
-    const backoff = new Backoff(this.#deps.backoff.initialMs, this.#deps.backoff.maxMs);
+    // Every failed delivery is retried, retriable or not: records are delayed by an outage, never lost.
+    const backoff = new Backoff(this.#deps.backoff);
     let since = 0;
     let mayHaveDelivered = false;
     while (true) {
@@ -237,16 +238,12 @@ export class PartitionWorker {
 
   /** Runs a log write until it succeeds (the log may be failing over); false when the stop gave up. */
   async #persist(write: () => Promise<void>, what: string): Promise<boolean> {
-    const backoff = new Backoff(this.#deps.backoff.initialMs, this.#deps.backoff.maxMs);
-    while (true) {
-      try {
-        await write();
-        return true;
-      } catch (err) {
-        const delayMs = backoff.next();
-        this.#deps.logger.error({ ...this.#tp, err: errorMessage(err), retryInMs: delayMs }, `could not ${what} in the log; retrying`);
-        if (!(await sleep(delayMs, this.#abort.signal))) return false;
-      }
-    }
+    const outcome = await retry(write, {
+      policy: this.#deps.backoff,
+      signal: this.#abort.signal,
+      retriable: () => true,
+      onRetry: (err, delayMs) => this.#deps.logger.error({ ...this.#tp, err: errorMessage(err), retryInMs: delayMs }, `could not ${what} in the log; retrying`),
+    });
+    return outcome.kind === 'done';
   }
 }

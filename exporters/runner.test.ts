@@ -3,11 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { isFlowaggError } from '../lib/errors.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { readAll } from '../lib/log/embedded/testing/read-all.js';
 import { topicsSchema } from '../lib/log/topics.js';
+import { crashingConsumers } from '../lib/log/testing/crashing-consumers.js';
 import { type MessageLog } from '../lib/log/types.js';
 import { registry } from '../lib/telemetry/metrics.js';
+import { EXPORT_NO_WORKER } from './errors.js';
 import { createExportRunner, type RunnerOptions } from './runner.js';
 import { TestDestination, numberedRecord, writeRecords } from './testing.js';
 import { type ExportBatch } from './types.js';
@@ -173,5 +176,19 @@ await test('a record that is not a FlowRecord is skipped, counted and committed 
     assert.deepEqual(ids(dest.accepted), [0, 1]);
     assert.equal((await counterValue('flowagg_export_undecodable_records_total', 'flowlog')) - before, 1);
     assert.deepEqual(await committed(log, r.groupId), [3, 0]);
+  });
+});
+
+await test('a batch of a partition the runner has no worker for fails loudly and is not taken', async () => {
+  await withLog(async (embedded) => {
+    const log = crashingConsumers(embedded);
+    const dest = new TestDestination('flowlog', { maxRecords: 100, maxDelayMs: 30 });
+    const r = runner(log, dest);
+    await r.start();
+    const [handlers] = log.handlersOf(r.groupId);
+    const stray = { topic: topics.flowsProcessed, partition: 7, records: [], highWatermark: 0 };
+    await assert.rejects(handlers!.eachBatch(stray), (err) => isFlowaggError(err, EXPORT_NO_WORKER) && /flows.processed-7/.test(err.message));
+    await r.stop();
+    assert.deepEqual(dest.accepted, []);
   });
 });

@@ -9,12 +9,15 @@
 // recorded batch ranges and joins the group; stop() finishes every batch in flight within stopTimeoutMs,
 // commits, leaves the group and stops the exporter.
 import { FlowaggError } from '../lib/errors.js';
+import { type BackoffPolicy } from '../lib/retry.js';
+import { Lifecycle, type Readiness } from '../lib/service/lifecycle.js';
+import { type Service } from '../lib/service/service.js';
 import { type TopicsConfig } from '../lib/log/topics.js';
 import { type Consumer, type MessageLog, type TopicPartition } from '../lib/log/types.js';
 import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
 import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
 import { BatchIntents } from './batch-intents.js';
-import { EXPORT_STATE } from './errors.js';
+import { EXPORT_NO_WORKER, EXPORT_STATE } from './errors.js';
 import { partitionSeries } from './metrics.js';
 import { PartitionWorker } from './partition-worker.js';
 import { type Exporter } from './types.js';
@@ -28,14 +31,12 @@ export interface RunnerOptions {
   /** How long stop() waits for the batches in flight. Default 10 s. */
   readonly stopTimeoutMs?: number;
   /** Delivery retries: the first wait and the cap (1 s doubling to 30 s by default). */
-  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  readonly backoff?: BackoffPolicy;
   readonly logger?: Logger;
   readonly now?: () => number;
   /** Default: the current schema, single-object framing (or older schemas through avsc). */
   readonly decoder?: FlowRecordDecoder;
 }
-
-export type RunnerState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
 
 export interface RunnerStats {
   readonly delivered: number;
@@ -45,15 +46,11 @@ export interface RunnerStats {
   readonly retrying: number;
 }
 
-export interface ExportRunner {
+/** Ready while running with no partition stuck retrying its batch. */
+export interface ExportRunner extends Service {
   readonly kind: Exporter['kind'];
   readonly groupId: string;
-  readonly state: RunnerState;
-  start(): Promise<void>;
-  stop(): Promise<void>;
   stats(): RunnerStats;
-  /** Ready while running with no partition stuck retrying its batch. */
-  readiness(): { ready: boolean; detail?: string };
 }
 
 const tpKey = (tp: TopicPartition) => `${tp.topic}/${tp.partition}`;
@@ -70,13 +67,9 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
   const decoder = opts.decoder ?? new FlowRecordDecoder();
   const workers = new Map<string, PartitionWorker>();
   let delivered = 0;
-  let state: RunnerState = 'created';
+  const lifecycle = new Lifecycle(`export runner ${kind}`, EXPORT_STATE, logger);
   let consumer: Consumer | undefined;
   let intents: BatchIntents | undefined;
-
-  const guard = (method: string, allowed: readonly RunnerState[]) => {
-    if (!allowed.includes(state)) throw new FlowaggError(EXPORT_STATE, `export runner ${kind}: ${method}() is not allowed in state ${state}`, { context: { method, state } });
-  };
 
   const control = {
     pause: (tp: TopicPartition) => consumer?.pause([tp]),
@@ -103,65 +96,57 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
     await exporter.stop();
   }
 
+  async function start(): Promise<void> {
+    await log.admin().createTopics([{ topic, partitions: opts.topics.flowsProcessedPartitions, cleanupPolicy: 'delete' }]);
+    await exporter.start();
+    const ranges = (intents = await BatchIntents.open(log, opts.topics.exportBatches, groupId, logger, (err) => lifecycle.fail(err)));
+    // Consumer batches no larger than a delivery batch keep what waits per partition under 3 × maxRecords.
+    consumer = log.consumer({ groupId, isolation: 'read_committed', startFrom: 'earliest', maxBatchRecords: exporter.batching.maxRecords });
+    await consumer.subscribe([topic]);
+    await consumer.run({
+      onAssign: async (partitions) => {
+        await ranges.caughtUp();
+        for (const tp of partitions) {
+          const series = partitionSeries(kind, tp.partition);
+          const metrics = {
+            ...series,
+            delivered: (n: number, seconds: number) => {
+              delivered += n;
+              series.delivered(n, seconds);
+            },
+          };
+          workers.set(tpKey(tp), new PartitionWorker(tp, { exporter, intents: ranges, control, decoder, metrics, logger: logger.child({ partition: tp.partition }), backoff, now }));
+        }
+        logger.info({ partitions: partitions.map((p) => p.partition) }, 'partitions assigned');
+      },
+      onRevoke: async (partitions) => {
+        await stopWorkers(partitions);
+        logger.info({ partitions: partitions.map((p) => p.partition) }, 'partitions revoked');
+      },
+      eachBatch: async (batch) => {
+        const worker = workers.get(tpKey(batch));
+        // Consumers deliver only assigned partitions, after onAssign: a batch without a worker is a bug, never skipped.
+        if (worker === undefined) throw new FlowaggError(EXPORT_NO_WORKER, `export runner ${kind}: a batch of ${batch.topic}-${batch.partition}, a partition it has no worker for`, { context: { topic: batch.topic, partition: batch.partition, offset: batch.records[0]?.offset ?? -1 } });
+        worker.append(batch.records, batch.highWatermark);
+      },
+      onFailure: (err) => lifecycle.fail(err),
+    });
+    logger.info({ groupId, topic, batching: exporter.batching }, 'exporter started');
+  }
+
   return {
+    name: `export.${kind}`,
     kind,
     groupId,
     get state() {
-      return state;
+      return lifecycle.state;
     },
-    async start() {
-      guard('start', ['created']);
-      state = 'starting';
-      try {
-        await log.admin().createTopics([{ topic, partitions: opts.topics.flowsProcessedPartitions, cleanupPolicy: 'delete' }]);
-        await exporter.start();
-        const ranges = (intents = await BatchIntents.open(log, opts.topics.exportBatches, groupId, logger));
-        // Consumer batches no larger than a delivery batch keep what waits per partition under 3 × maxRecords.
-        consumer = log.consumer({ groupId, isolation: 'read_committed', startFrom: 'earliest', maxBatchRecords: exporter.batching.maxRecords });
-        await consumer.subscribe([topic]);
-        await consumer.run({
-          onAssign: async (partitions) => {
-            await ranges.caughtUp();
-            for (const tp of partitions) {
-              const series = partitionSeries(kind, tp.partition);
-              const metrics = {
-                ...series,
-                delivered: (n: number, seconds: number) => {
-                  delivered += n;
-                  series.delivered(n, seconds);
-                },
-              };
-              workers.set(tpKey(tp), new PartitionWorker(tp, { exporter, intents: ranges, control, decoder, metrics, logger: logger.child({ partition: tp.partition }), backoff, now }));
-            }
-            logger.info({ partitions: partitions.map((p) => p.partition) }, 'partitions assigned');
-          },
-          onRevoke: async (partitions) => {
-            await stopWorkers(partitions);
-            logger.info({ partitions: partitions.map((p) => p.partition) }, 'partitions revoked');
-          },
-          eachBatch: async (batch) => {
-            workers.get(tpKey(batch))?.append(batch.records, batch.highWatermark);
-          },
-        });
-        state = 'running';
-        logger.info({ groupId, topic, batching: exporter.batching }, 'exporter started');
-      } catch (err) {
-        state = 'failed';
-        await release().catch((e: unknown) => logger.warn({ err: e }, 'cleanup after a failed start'));
-        throw err;
-      }
-    },
-    async stop() {
-      if (state === 'created' || state === 'stopped') {
-        state = 'stopped';
-        return;
-      }
-      guard('stop', ['running', 'failed']);
-      state = 'stopping';
+    start: () => lifecycle.start(start, release),
+    stop: () => lifecycle.stop(async () => {
       await release();
-      state = 'stopped';
       logger.info('exporter stopped');
-    },
+    }),
+    onFailure: (listener) => lifecycle.onFailure(listener),
     stats() {
       const all = [...workers.values()];
       return {
@@ -171,11 +156,10 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
         retrying: all.filter((w) => w.state.kind === 'retrying').length,
       };
     },
-    readiness() {
-      if (state !== 'running') return { ready: false, detail: `exporter ${kind} is ${state}` };
+    readiness: (): Readiness => lifecycle.readiness(() => {
       const stuck = [...workers.values()].map((w) => w.state).find((s) => s.kind === 'retrying');
       if (stuck?.kind === 'retrying') return { ready: false, detail: `exporter ${kind}: the destination refuses batch ${stuck.batch} since ${new Date(stuck.since).toISOString()}: ${stuck.error}` };
       return { ready: true };
-    },
+    }),
   };
 }

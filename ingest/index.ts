@@ -4,7 +4,8 @@
 // createIngest() is inert; start() creates the topics, loads the shared templates, obtains the TLS
 // certificates and binds the listeners; stop() closes the listeners (and so every session), then waits up
 // to ingest.shutdownTimeout for queued records to reach the log and counts what it had to give up.
-import { FlowaggError } from '../lib/errors.js';
+import { Lifecycle, type Readiness } from '../lib/service/lifecycle.js';
+import { type Service } from '../lib/service/service.js';
 import { type Consumer, type MessageLog } from '../lib/log/types.js';
 import { type AvroFraming } from '../schemas/avro.js';
 import { componentLogger, type Logger, sampledLogger } from '../lib/telemetry/logger.js';
@@ -47,17 +48,10 @@ export interface IngestDeps {
   readonly framing?: AvroFraming;
 }
 
-export type IngestState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
-
-export interface Ingest {
-  readonly state: IngestState;
+export interface Ingest extends Service {
   /** Bound ports per transport, and of the gRPC collector (useful with port 0). */
   readonly ports: Readonly<Partial<Record<Transport | 'grpc', number>>>;
-  start(): Promise<void>;
-  stop(): Promise<void>;
   stats(): PipelineStats;
-  /** Ready when running and the log is keeping up (the queue is not throttled). */
-  readiness(): { ready: boolean; detail?: string };
 }
 
 /** How often stream connections are checked against their time limits. */
@@ -94,7 +88,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
   const grpcConfig = section.grpc;
   let grpc: GrpcCollector | undefined;
   const closers: (() => Promise<void>)[] = [];
-  let state: IngestState = 'created';
+  const lifecycle = new Lifecycle('ingest', INGEST_STATE, logger);
   let templatesConsumer: Consumer | undefined;
   let certificates: CertificateSource | undefined;
   let ownsCertificates = false;
@@ -102,12 +96,6 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
   let deadlines: NodeJS.Timeout | undefined;
   let audit: RunningAudit | undefined;
   let ticks: ClockTicks | undefined;
-
-  const guard = (method: string, allowed: readonly IngestState[]) => {
-    if (!allowed.includes(state)) {
-      throw new FlowaggError(INGEST_STATE, `ingest.${method}() is not allowed in state ${state}`, { context: { method, state } });
-    }
-  };
 
   async function listen(): Promise<void> {
     const { host, port } = section;
@@ -165,81 +153,71 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
     }
   }
 
+  async function start(): Promise<void> {
+    await deps.log.admin().createTopics([
+      { topic: topics.flowsRaw, partitions: topics.flowsRawPartitions, cleanupPolicy: 'delete' },
+      { topic: topics.templates, partitions: 1, cleanupPolicy: 'compact' },
+    ]);
+    if (protocols.includes('udp')) {
+      templatesConsumer = await subscribeTemplates({
+        log: deps.log,
+        topic: topics.templates,
+        replica: publisher.replica,
+        templateTtlMs: section.templateTtl,
+        logger,
+        install: (shared) => pipeline.installUdpTemplate(shared.exporter, shared.template),
+        onFailure: (err) => lifecycle.fail(err),
+        ...(deps.now && { now: deps.now }),
+      });
+    }
+    if (protocols.includes('tls') || grpcConfig.enabled) {
+      ownsCertificates = deps.certificates === undefined;
+      certificates = deps.certificates ?? (await startCertificateSource(section.tls, config.flowAggregatorAddress));
+    }
+    if (section.sequenceAudit.enabled) {
+      audit = await startSequenceAudit({ log: deps.log, topic: topics.flowsRaw, logger, settleMs: section.sequenceAudit.settle, maxExporters: section.metrics.maxExporters, onFailure: (err) => lifecycle.fail(err) });
+    }
+    await listen();
+    sweeper = setInterval(() => pipeline.sweep(), Math.min(section.templateTtl / 4, 5000));
+    sweeper.unref();
+    deadlines = setInterval(() => pipeline.checkStreams(), STREAM_CHECK_MS);
+    deadlines.unref();
+    const raw = (await deps.log.admin().listTopics()).find((t) => t.topic === topics.flowsRaw);
+    ticks = startClockTicks(pipeline.queue, raw?.partitions ?? topics.flowsRawPartitions, section.clockTick, deps.now ?? Date.now);
+    logger.info({ ports, protocols, flowsRaw: topics.flowsRaw, backend: deps.log.backend }, 'ingest started');
+  }
+
+  async function stop(): Promise<void> {
+    await release();
+    const flushed = await pipeline.queue.flush(section.shutdownTimeout);
+    if (!flushed) {
+      const abandoned = pipeline.queue.abandon();
+      pipeline.abandoned(abandoned);
+      logger.error({ records: abandoned, timeoutMs: section.shutdownTimeout }, 'the log did not take every queued record before the shutdown timeout; they are lost');
+    }
+    await producer.close();
+    logger.info(stats(), 'ingest stopped');
+  }
+
+  function stats(): PipelineStats {
+    const s = pipeline.stats();
+    const g = grpc?.stats();
+    if (g === undefined) return s;
+    return { ...s, records: s.records + g.records, decodeErrors: s.decodeErrors + g.malformed, streamSessions: s.streamSessions + g.streams };
+  }
+
   return {
+    name: 'ingest',
     get state() {
-      return state;
+      return lifecycle.state;
     },
     ports,
-    async start() {
-      guard('start', ['created']);
-      state = 'starting';
-      try {
-        await deps.log.admin().createTopics([
-          { topic: topics.flowsRaw, partitions: topics.flowsRawPartitions, cleanupPolicy: 'delete' },
-          { topic: topics.templates, partitions: 1, cleanupPolicy: 'compact' },
-        ]);
-        if (protocols.includes('udp')) {
-          templatesConsumer = await subscribeTemplates({
-            log: deps.log,
-            topic: topics.templates,
-            replica: publisher.replica,
-            templateTtlMs: section.templateTtl,
-            logger,
-            install: (shared) => pipeline.installUdpTemplate(shared.exporter, shared.template),
-            ...(deps.now && { now: deps.now }),
-          });
-        }
-        if (protocols.includes('tls') || grpcConfig.enabled) {
-          ownsCertificates = deps.certificates === undefined;
-          certificates = deps.certificates ?? (await startCertificateSource(section.tls, config.flowAggregatorAddress));
-        }
-        if (section.sequenceAudit.enabled) {
-          audit = await startSequenceAudit({ log: deps.log, topic: topics.flowsRaw, logger, settleMs: section.sequenceAudit.settle, maxExporters: section.metrics.maxExporters });
-        }
-        await listen();
-        sweeper = setInterval(() => pipeline.sweep(), Math.min(section.templateTtl / 4, 5000));
-        sweeper.unref();
-        deadlines = setInterval(() => pipeline.checkStreams(), STREAM_CHECK_MS);
-        deadlines.unref();
-        const raw = (await deps.log.admin().listTopics()).find((t) => t.topic === topics.flowsRaw);
-        ticks = startClockTicks(pipeline.queue, raw?.partitions ?? topics.flowsRawPartitions, section.clockTick, deps.now ?? Date.now);
-        state = 'running';
-        logger.info({ ports, protocols, flowsRaw: topics.flowsRaw, backend: deps.log.backend }, 'ingest started');
-      } catch (err) {
-        state = 'failed';
-        await release();
-        throw err;
-      }
-    },
-    async stop() {
-      if (state === 'stopped' || state === 'created') {
-        state = 'stopped';
-        return;
-      }
-      guard('stop', ['running', 'failed']);
-      state = 'stopping';
-      await release();
-      const flushed = await pipeline.queue.flush(section.shutdownTimeout);
-      if (!flushed) {
-        const abandoned = pipeline.queue.abandon();
-        pipeline.abandoned(abandoned);
-        logger.error({ records: abandoned, timeoutMs: section.shutdownTimeout }, 'the log did not take every queued record before the shutdown timeout; they are lost');
-      }
-      await producer.close();
-      state = 'stopped';
-      logger.info(this.stats(), 'ingest stopped');
-    },
-    stats() {
-      const s = pipeline.stats();
-      const g = grpc?.stats();
-      if (g === undefined) return s;
-      return { ...s, records: s.records + g.records, decodeErrors: s.decodeErrors + g.malformed, streamSessions: s.streamSessions + g.streams };
-    },
-    readiness() {
-      if (state !== 'running') return { ready: false, detail: `ingest is ${state}` };
-      if (pipeline.queue.throttled) return { ready: false, detail: 'the log is behind: the ingest queue is full' };
-      return { ready: true };
-    },
+    start: () => lifecycle.start(start, release),
+    stop: () => lifecycle.stop(stop),
+    onFailure: (listener) => lifecycle.onFailure(listener),
+    stats,
+    /** Ready when running and the log is keeping up (the queue is not throttled). */
+    readiness: (): Readiness => lifecycle.readiness(() => (pipeline.queue.throttled ? { ready: false, detail: 'the log is behind: the ingest queue is full' } : { ready: true })),
   };
 
   /** Stops taking input: listeners, template consumer, certificate checks, timers. */

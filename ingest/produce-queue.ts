@@ -9,6 +9,7 @@
 // batch of clock ticks alone, which the next tick replaces.
 import { EventEmitter } from 'node:events';
 import { isFlowaggError } from '../lib/errors.js';
+import { Backoff, sleep } from '../lib/retry.js';
 import { LOG_INVALID_ARGUMENT, LOG_KEY_REQUIRED, LOG_RECORD_REJECTED } from '../lib/log/errors.js';
 import { type ProduceRecord, type Producer } from '../lib/log/types.js';
 
@@ -163,7 +164,7 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
   }
 
   async #send(batch: Batch): Promise<void> {
-    let backoff = this.#opts.retryMinMs;
+    const backoff = new Backoff({ initialMs: this.#opts.retryMinMs, maxMs: this.#opts.retryMaxMs });
     for (;;) {
       const start = performance.now();
       try {
@@ -175,8 +176,7 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
         const retrying = batch.values > 0 && !isUnwritable(err) && !this.#abandoned;
         this.#hooks.failed?.(err, batch.values, retrying);
         if (!retrying) break;
-        await delay(backoff);
-        backoff = Math.min(backoff * 2, this.#opts.retryMaxMs);
+        await sleep(backoff.next());
       }
     }
     this.#inFlight--;
@@ -196,8 +196,4 @@ const UNWRITABLE = new Set<string>([LOG_INVALID_ARGUMENT, LOG_KEY_REQUIRED, LOG_
 
 function isUnwritable(err: unknown): boolean {
   return isFlowaggError(err) && UNWRITABLE.has(err.code);
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

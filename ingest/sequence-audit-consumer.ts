@@ -25,6 +25,8 @@ export interface SequenceAuditOptions {
   readonly startFrom?: 'earliest' | 'latest';
   /** Every finding, for tests. */
   readonly onFindings?: (findings: readonly AuditFinding[]) => void;
+  /** The consumer stopped for good (ConsumerHandlers.onFailure). */
+  readonly onFailure?: (err: unknown) => void;
 }
 
 export interface RunningAudit {
@@ -50,6 +52,7 @@ export async function startSequenceAudit(opts: SequenceAuditOptions): Promise<Ru
     if (findings.length > 0) opts.onFindings?.(findings);
   };
   await consumer.run({
+    ...(opts.onFailure && { onFailure: opts.onFailure }),
     eachBatch: async (batch) => {
       let latest = partitions.get(batch.partition)?.latest ?? 0;
       for (const r of batch.records) {

@@ -143,6 +143,8 @@ export async function subscribeTemplates(opts: {
   logger: Logger;
   now?: () => number;
   install: (shared: SharedTemplate) => void;
+  /** The consumer stopped for good (ConsumerHandlers.onFailure). */
+  onFailure?: (err: unknown) => void;
 }): Promise<Consumer> {
   const now = opts.now ?? Date.now;
   const consumer = opts.log.consumer({ groupId: `flowagg-ingest-templates-${opts.replica}`, startFrom: 'earliest', isolation: 'read_uncommitted' });
@@ -161,6 +163,7 @@ export async function subscribeTemplates(opts: {
         opts.install(shared);
       }
     },
+    ...(opts.onFailure && { onFailure: opts.onFailure }),
   });
   return consumer;
 }

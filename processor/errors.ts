@@ -8,3 +8,5 @@ export const PROCESSOR_FLOW_STATE = 'FLOWAGG_ERR_PROCESSOR_FLOW_STATE';
 export const PROCESSOR_STATE = 'FLOWAGG_ERR_PROCESSOR_STATE';
 /** An input record the processor cannot use (not a FlowRecord, no flow times); it is counted and skipped. */
 export const PROCESSOR_BAD_RECORD = 'FLOWAGG_ERR_PROCESSOR_BAD_RECORD';
+/** stop() could not commit what some partitions processed last: that input is processed again at the next start. */
+export const PROCESSOR_FINAL_COMMIT = 'FLOWAGG_ERR_PROCESSOR_FINAL_COMMIT';

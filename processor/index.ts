@@ -12,17 +12,19 @@
 // the partition the same way as an assignment.
 //
 // createProcessor() is inert; start() creates the topics and joins the group; stop() leaves it.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { FlowaggError, isFlowaggError } from '../lib/errors.js';
 import { LOG_PRODUCER_FENCED } from '../lib/log/errors.js';
 import { type Batch, type Consumer, type MessageLog, type Reader, type TopicPartition } from '../lib/log/types.js';
 import { type MetadataSource } from '../lib/k8s/metadata.js';
+import { Backoff, type BackoffPolicy, sleep } from '../lib/retry.js';
+import { Lifecycle, type Readiness } from '../lib/service/lifecycle.js';
+import { type Service } from '../lib/service/service.js';
 import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
 import { type AvroFraming } from '../schemas/avro.js';
 import { FlowRecordScanner } from '../schemas/flow-record-scanner.js';
 import { type AggregatorCounters, type AggregatorSettings } from './aggregate/aggregator.js';
 import { flowRecordTimeouts, type ProcessorConfig } from './config.js';
-import { PROCESSOR_STATE } from './errors.js';
+import { PROCESSOR_FINAL_COMMIT, PROCESSOR_STATE } from './errors.js';
 import { type MetadataOptions } from './metadata-fill.js';
 import { processorMetrics as metrics } from './metrics.js';
 import { restoreAggregation } from './restore.js';
@@ -31,8 +33,7 @@ import { AggregateWork, type PartitionWork, ProxyWork, type WorkDeps } from './w
 
 /** processor.state segments roll at this size, so that compaction keeps the changelog near the live state. */
 const CHANGELOG_SEGMENT_BYTES = 64 * 2 ** 20;
-const REBUILD_BACKOFF_MIN_MS = 100;
-const REBUILD_BACKOFF_MAX_MS = 30_000;
+const REBUILD_BACKOFF: BackoffPolicy = { initialMs: 100, maxMs: 30_000 };
 
 export interface ProcessorDeps {
   readonly log: MessageLog;
@@ -46,8 +47,6 @@ export interface ProcessorDeps {
   readonly inputFraming?: AvroFraming;
 }
 
-export type ProcessorState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
-
 export interface ProcessorStats {
   readonly mode: 'aggregate' | 'proxy';
   readonly partitions: number;
@@ -58,18 +57,14 @@ export interface ProcessorStats {
   readonly uncorrelatedDropped: number;
 }
 
-export interface Processor {
-  readonly state: ProcessorState;
-  start(): Promise<void>;
-  /** Commits what was processed and leaves the group. */
-  stop(): Promise<void>;
+/** stop() commits what was processed and leaves the group. */
+export interface Processor extends Service {
   /**
    * End of input (`flowagg pipeline`, with nothing left to consume): every flow of every assigned
    * partition exported now and committed, as if time had moved past every deadline.
    */
   finish(): Promise<void>;
   stats(): ProcessorStats;
-  readiness(): { ready: boolean; detail?: string };
   /** The aggregation state of the assigned partitions, for /flowrecords (empty in proxy mode). */
   tasks(): readonly PartitionTask[];
   /** recordContents.podLabels changed while running (Antrea applies it live): labels in the records output from now on. */
@@ -104,17 +99,15 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   };
   const workDeps: WorkDeps = { scanner: new FlowRecordScanner(deps.inputFraming?.kind === 'confluent' ? deps.inputFraming.schemaId : undefined), metadata: metadataOptions, framing: deps.framing ?? { kind: 'single-object' }, logger, budget: section.commitRecords };
   const tasks = new Map<number, PartitionTask>();
+  /** Partitions whose final commit failed since stop() began (revoked ones included). */
+  const unfinished = new Set<number>();
   /** Counters of tasks already gone, plus what live tasks reported last. */
   const totals = zeroTotals();
   const reported = new WeakMap<PartitionWork, Totals>();
-  let state: ProcessorState = 'created';
+  const lifecycle = new Lifecycle('processor', PROCESSOR_STATE, logger);
   let consumer: Consumer | undefined;
   let reader: Reader | undefined;
   let timer: NodeJS.Timeout | undefined;
-
-  const guard = (method: string, allowed: readonly ProcessorState[]) => {
-    if (!allowed.includes(state)) throw new FlowaggError(PROCESSOR_STATE, `processor.${method}() is not allowed in state ${state}`, { context: { method, state } });
-  };
 
   /** Adds what a task's work counted since its last report to the totals and the metrics. */
   function report(work: PartitionWork): void {
@@ -188,8 +181,9 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
    * partition's batches meanwhile, refused until the task exists).
    */
   async function open(partition: number, delayFirst: boolean): Promise<void> {
-    for (let attempt = 1; state === 'running' || state === 'starting'; attempt++) {
-      if (delayFirst || attempt > 1) await sleep(Math.min(REBUILD_BACKOFF_MAX_MS, REBUILD_BACKOFF_MIN_MS * 2 ** (attempt - 1)));
+    const backoff = new Backoff(REBUILD_BACKOFF);
+    for (let attempt = 1; lifecycle.state === 'running' || lifecycle.state === 'starting'; attempt++) {
+      if (delayFirst || attempt > 1) await sleep(backoff.next());
       if (!assigned(partition) || tasks.has(partition)) return;
       try {
         tasks.set(partition, await openTask(partition));
@@ -215,13 +209,23 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     logger.info({ partitions: [...tasks.keys()] }, 'partitions assigned');
   }
 
+  /**
+   * Commits a task's last work and closes it. A failed final commit loses nothing (the next owner of the
+   * partition processes its input again) but is told: logged, counted by the task, and kept for stop().
+   */
+  async function closeTask(task: PartitionTask): Promise<void> {
+    tasks.delete(task.partition);
+    await task.close(true).catch((err: unknown) => {
+      unfinished.add(task.partition);
+      logger.error({ partition: task.partition, err }, 'the final commit of a partition failed; its records since the last commit are processed again by its next owner');
+    });
+    report(task.work);
+  }
+
   async function revoke(partitions: readonly TopicPartition[]): Promise<void> {
     await Promise.all(partitions.map(async (tp) => {
       const task = tasks.get(tp.partition);
-      if (task === undefined || tp.topic !== topics.flowsRaw) return;
-      tasks.delete(tp.partition);
-      await task.close(true).catch((err: unknown) => logger.warn({ partition: tp.partition, err }, 'final commit of a revoked partition failed'));
-      report(task.work);
+      if (task !== undefined && tp.topic === topics.flowsRaw) await closeTask(task);
     }));
     metrics.partitions.set(tasks.size);
     logger.info({ revoked: partitions.map((tp) => tp.partition), partitions: [...tasks.keys()] }, 'partitions revoked');
@@ -289,48 +293,49 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     }
   }
 
+  async function start(): Promise<void> {
+    for (const warning of timeouts.warnings) logger.warn(warning);
+    await ensureTopics();
+    reader = deps.log.reader();
+    consumer = deps.log.consumer({ groupId: section.groupId, isolation: 'read_committed', startFrom: 'earliest', maxBatchRecords: section.maxBatchRecords });
+    await consumer.subscribe([topics.flowsRaw]);
+    // run() assigns partitions as it joins the group, before the lifecycle is running: open() retries in starting too.
+    await consumer.run({ eachBatch, onAssign: assign, onRevoke: revoke, onFailure: (err) => lifecycle.fail(err) });
+    timer = setInterval(tick, Math.max(10, Math.min(section.commitInterval, 1000) / 2));
+    timer.unref();
+    logger.info({ mode, groupId: section.groupId, input: topics.flowsRaw, output: topics.flowsProcessed, changelog: mode === 'aggregate' ? topics.processorState : undefined }, 'processor started');
+  }
+
+  /** After a failed start: whatever the consumer's stop does, the reader is closed. */
+  async function release(): Promise<void> {
+    clearInterval(timer);
+    await consumer?.stop().finally(() => reader?.close());
+  }
+
+  /** Leaves the group (revoking commits each partition), then commits and closes what is left; a failed final commit is thrown. */
+  async function stop(): Promise<void> {
+    clearInterval(timer);
+    unfinished.clear();
+    // Leaving the group revokes (and so closes) the tasks; a consumer that failed may not, nor stop cleanly.
+    const consumerStop = await consumer?.stop().then(() => undefined, (err: unknown) => err);
+    await Promise.all([...tasks.values()].map(closeTask));
+    await reader?.close();
+    logger.info(totals, 'processor stopped');
+    if (consumerStop !== undefined) throw consumerStop;
+    const failed = [...unfinished].sort((a, b) => a - b);
+    if (failed.length > 0) throw new FlowaggError(PROCESSOR_FINAL_COMMIT, `the final commit of partitions ${failed.join(', ')} of ${topics.flowsRaw} failed`, { context: { partitions: failed.join(',') } });
+  }
+
   return {
+    name: 'processor',
     get state() {
-      return state;
+      return lifecycle.state;
     },
-    async start() {
-      guard('start', ['created']);
-      state = 'starting';
-      for (const warning of timeouts.warnings) logger.warn(warning);
-      try {
-        await ensureTopics();
-        reader = deps.log.reader();
-        consumer = deps.log.consumer({ groupId: section.groupId, isolation: 'read_committed', startFrom: 'earliest', maxBatchRecords: section.maxBatchRecords });
-        await consumer.subscribe([topics.flowsRaw]);
-        state = 'running';
-        await consumer.run({ eachBatch, onAssign: assign, onRevoke: revoke });
-        timer = setInterval(tick, Math.max(10, Math.min(section.commitInterval, 1000) / 2));
-        timer.unref();
-        logger.info({ mode, groupId: section.groupId, input: topics.flowsRaw, output: topics.flowsProcessed, changelog: mode === 'aggregate' ? topics.processorState : undefined }, 'processor started');
-      } catch (err) {
-        state = 'failed';
-        await consumer?.stop().catch(() => undefined);
-        await reader?.close().catch(() => undefined);
-        throw err;
-      }
-    },
-    async stop() {
-      if (state === 'created' || state === 'stopped') {
-        state = 'stopped';
-        return;
-      }
-      guard('stop', ['running', 'failed']);
-      state = 'stopping';
-      clearInterval(timer);
-      await consumer?.stop();
-      await Promise.all([...tasks.values()].map((t) => t.close(true).catch(() => undefined)));
-      tasks.clear();
-      await reader?.close();
-      state = 'stopped';
-      logger.info(totals, 'processor stopped');
-    },
+    start: () => lifecycle.start(start, release),
+    stop: () => lifecycle.stop(stop),
+    onFailure: (listener) => lifecycle.onFailure(listener),
     async finish() {
-      guard('finish', ['running']);
+      lifecycle.guard('finish', ['running']);
       await Promise.all([...tasks.values()].map((t) => t.finish()));
     },
     stats() {
@@ -338,10 +343,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
       for (const task of tasks.values()) flows += task.work.flows;
       return { mode, partitions: tasks.size, flows, records: io.records, outputs: io.outputs, badRecords: totals.badRecords + totals.missingTimes, uncorrelatedDropped: totals.uncorrelatedDropped };
     },
-    readiness() {
-      if (state !== 'running') return { ready: false, detail: `processor is ${state}` };
-      return { ready: true };
-    },
+    readiness: (): Readiness => lifecycle.readiness(),
     tasks: () => [...tasks.values()],
     setPodLabels: (on) => {
       metadataOptions.podLabels = on;

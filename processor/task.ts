@@ -42,6 +42,8 @@ export class PartitionTask {
   private busy = false;
   private ticking = false;
   private closed = false;
+  /** close() began: a failed commit from now on is the closer's to tell (close rejects with it). */
+  private closing = false;
   private txn: Transaction | undefined;
   /** Serialises commit calls: each waits for the previous one to have started its transaction. */
   private lock: Promise<void> = Promise.resolve();
@@ -164,24 +166,30 @@ export class PartitionTask {
     } catch (err) {
       const txn = this.txn;
       this.txn = undefined;
-      await txn?.abort().catch(() => undefined);
-      if (!this.closed) {
-        this.failure = err;
-        processorMetrics.commitFailures.labels((err as { code?: string }).code ?? 'unknown').inc();
-        this.logger.error({ partition: this.partition, err }, 'commit failed; the partition is restored from its changelog and committed offset');
-      }
+      await txn?.abort().catch((abortErr: unknown) => this.logger.warn({ partition: this.partition, err: abortErr }, 'aborting the failed transaction failed too'));
+      processorMetrics.commitFailures.labels((err as { code?: string }).code ?? 'unknown').inc();
+      this.failure ??= err;
+      // A task closed meanwhile is not rebuilt: whoever owns the partition next processes these records again.
+      if (this.closed) this.logger.warn({ partition: this.partition, err }, 'a commit in flight when the task closed failed; its records are processed again by the next owner of the partition');
+      else if (!this.closing) this.logger.error({ partition: this.partition, err }, 'commit failed; the partition is restored from its changelog and committed offset');
     }
   }
 
-  /** Stops the task: `commitFirst` commits what was applied (a graceful stop), else it is abandoned. */
+  /**
+   * Stops the task: `commitFirst` commits what was applied (a graceful stop), else it is abandoned. Rejects
+   * with the failure when that final commit failed, once the producer is closed all the same.
+   */
   async close(commitFirst: boolean): Promise<void> {
-    if (commitFirst && !this.failed && !this.closed) await this.flush();
+    const finalCommit = commitFirst && !this.failed && !this.closed;
+    this.closing = true;
+    if (finalCommit) await this.flush();
     this.closed = true;
     await this.lock;
     await this.inflight;
     const txn = this.txn;
     this.txn = undefined;
-    await txn?.abort().catch(() => undefined);
-    await this.producer.close().catch(() => undefined);
+    await txn?.abort().catch((err: unknown) => this.logger.warn({ partition: this.partition, err }, 'aborting the open transaction of a closed task failed'));
+    await this.producer.close().catch((err: unknown) => this.logger.warn({ partition: this.partition, err }, 'closing the transactional producer failed'));
+    if (finalCommit) this.throwIfFailed();
   }
 }

@@ -8,6 +8,8 @@ import * as grpc from '@grpc/grpc-js';
 import { type ServerWritableStream, type ServiceDefinition } from '@grpc/grpc-js';
 import { errorMessage } from '../../lib/errors.js';
 import { type MessageLog, type Reader } from '../../lib/log/types.js';
+import { Lifecycle } from '../../lib/service/lifecycle.js';
+import { type Service } from '../../lib/service/service.js';
 import { componentLogger, type Logger, sampledLogger } from '../../lib/telemetry/logger.js';
 import { antreaType, GET_FLOWS_PATH } from '../../schemas/antrea-proto.js';
 import { flowRecordReader } from '../../schemas/flow-record.js';
@@ -19,6 +21,7 @@ import { type TlsConfig } from '../../ingest/tls/config.js';
 import { type CertificateSource } from '../../ingest/tls/provider.js';
 import { startCertificateSource } from '../../ingest/tls/start.js';
 import { type FlowStreamConfig } from './config.js';
+import { FLOWSTREAM_STATE } from './errors.js';
 import { compileFilters, type FlowFilterInput, type FlowObject } from './filter.js';
 import { flowStreamMetrics } from './metrics.js';
 import { streamFlows } from './stream.js';
@@ -60,12 +63,10 @@ export interface FlowStreamOptions {
   readonly partitions: number;
 }
 
-export interface FlowStream {
+export interface FlowStream extends Service {
   readonly port: number | undefined;
   /** GetFlows calls open now. */
   readonly streams: number;
-  start(): Promise<void>;
-  stop(): Promise<void>;
 }
 
 export function createFlowStream(opts: FlowStreamOptions, deps: FlowStreamDeps): FlowStream {
@@ -74,8 +75,10 @@ export function createFlowStream(opts: FlowStreamOptions, deps: FlowStreamDeps):
   const warn = sampledLogger(logger);
   const decoder = flowRecordReader();
   const perPeer = new Map<string, number>();
+  const lifecycle = new Lifecycle('flowstream', FLOWSTREAM_STATE, logger);
+  /** Calls end once the service stops (a call may arrive before start() returned). */
+  const stopping = () => lifecycle.state === 'stopping' || lifecycle.state === 'stopped';
   let open = 0;
-  let stopping = false;
   let port: number | undefined;
   let reader: Reader | undefined;
   let listener: StreamListener | undefined;
@@ -110,7 +113,7 @@ export function createFlowStream(opts: FlowStreamOptions, deps: FlowStreamDeps):
         },
         {
           reader: reader!, admin: deps.log.admin(), topic: opts.topic, decode: (v) => decoder.decode(v),
-          batchFlows: config.batchFlows, waitMs: config.idleWait, ended: () => stopping || call.cancelled,
+          batchFlows: config.batchFlows, waitMs: config.idleWait, ended: () => stopping() || call.cancelled,
           warn: (fields, msg) => warn(`flowstream:${msg}`, fields, msg),
           send: async (flows: FlowObject[], droppedCount: number) => {
             const bytes = Buffer.from(GetFlowsResponse.encode(GetFlowsResponse.fromObject({ flows, dropped_count: droppedCount })).finish());
@@ -122,7 +125,7 @@ export function createFlowStream(opts: FlowStreamOptions, deps: FlowStreamDeps):
       if (call.cancelled) code = 'CANCELLED';
       else call.end();
     } catch (err) {
-      if (stopping) {
+      if (stopping()) {
         // The reader was closed under a waiting fetch: shutdown ends calls with OK, as Antrea's does.
         call.end();
       } else {
@@ -140,46 +143,56 @@ export function createFlowStream(opts: FlowStreamOptions, deps: FlowStreamDeps):
     }
   }
 
+  async function start(): Promise<void> {
+    ownsCertificates = deps.certificates === undefined;
+    certificates = deps.certificates ?? (await startCertificateSource(opts.tls, opts.flowAggregatorAddress));
+    await deps.log.admin().createTopics([{ topic: opts.topic, partitions: opts.partitions, cleanupPolicy: 'delete' }]);
+    reader = deps.log.reader();
+    server = new grpc.Server({ 'grpc.max_receive_message_length': config.maxRequestBytes });
+    server.addService(FLOW_STREAM_SERVICE, { GetFlows: (call: ServerWritableStream<Request, Buffer>) => void getFlows(call) });
+    const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+    listener = await listenGrpc(
+      {
+        host: opts.host, port: config.port,
+        admission: new ConnectionAdmission({ maxConnections: config.maxConnections, maxPerSource: config.maxConnectionsPerPeer, reservedForKnown: 0 }),
+        handshakeTimeoutMs: config.handshakeTimeout, minVersion: opts.tls.minVersion, certificates, clientCertificate: false,
+      },
+      {
+        connection: (socket) => injector.injectConnection(socket),
+        refused: (reason, address, detail) => {
+          flowStreamMetrics.refused.inc({ reason });
+          warn(`flowstream-refused:${reason}:${address}`, { client: address, reason, err: detail }, 'refused a FlowStreamService client');
+        },
+      },
+    );
+    port = listener.port;
+    logger.info({ port, topic: opts.topic }, 'FlowStreamService started');
+  }
+
+  /** Also the cleanup of a failed start: each part is released if it was made. */
+  async function stop(): Promise<void> {
+    await reader?.close();
+    // Calls see the service stopping after their fetch returns, and end with OK.
+    for (let i = 0; i < 100 && open > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await listener?.close();
+    server?.forceShutdown();
+    if (ownsCertificates) certificates?.stop();
+  }
+
   return {
+    name: 'flowstream',
+    get state() {
+      return lifecycle.state;
+    },
     get port() {
       return port;
     },
     get streams() {
       return open;
     },
-    async start() {
-      ownsCertificates = deps.certificates === undefined;
-      certificates = deps.certificates ?? (await startCertificateSource(opts.tls, opts.flowAggregatorAddress));
-      await deps.log.admin().createTopics([{ topic: opts.topic, partitions: opts.partitions, cleanupPolicy: 'delete' }]);
-      reader = deps.log.reader();
-      server = new grpc.Server({ 'grpc.max_receive_message_length': config.maxRequestBytes });
-      server.addService(FLOW_STREAM_SERVICE, { GetFlows: (call: ServerWritableStream<Request, Buffer>) => void getFlows(call) });
-      const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
-      listener = await listenGrpc(
-        {
-          host: opts.host, port: config.port,
-          admission: new ConnectionAdmission({ maxConnections: config.maxConnections, maxPerSource: config.maxConnectionsPerPeer, reservedForKnown: 0 }),
-          handshakeTimeoutMs: config.handshakeTimeout, minVersion: opts.tls.minVersion, certificates, clientCertificate: false,
-        },
-        {
-          connection: (socket) => injector.injectConnection(socket),
-          refused: (reason, address, detail) => {
-            flowStreamMetrics.refused.inc({ reason });
-            warn(`flowstream-refused:${reason}:${address}`, { client: address, reason, err: detail }, 'refused a FlowStreamService client');
-          },
-        },
-      );
-      port = listener.port;
-      logger.info({ port, topic: opts.topic }, 'FlowStreamService started');
-    },
-    async stop() {
-      stopping = true;
-      await reader?.close();
-      // Calls see `stopping` after their fetch returns and end with OK.
-      for (let i = 0; i < 100 && open > 0; i++) await new Promise((r) => setTimeout(r, 20));
-      await listener?.close();
-      server?.forceShutdown();
-      if (ownsCertificates) certificates?.stop();
-    },
+    start: () => lifecycle.start(start, stop),
+    stop: () => lifecycle.stop(stop),
+    readiness: () => lifecycle.readiness(),
+    onFailure: (listener) => lifecycle.onFailure(listener),
   };
 }

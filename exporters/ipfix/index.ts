@@ -3,12 +3,12 @@
 //
 // start() loads the TLS material and connects once, so that a wrong address, an unreachable collector or
 // a bad certificate path fails at start naming its key. After that a lost session is reopened at the next
-// delivery, with exponential backoff (1 s doubling to 30 s, reset on success) shared by all partitions:
+// delivery, with jittered exponential backoff (lib/retry.ts: 1 s doubling to 30 s, reset on success) shared by all partitions:
 // between attempts deliveries fail at once, reaching nothing, and the runner retries them.
 import { FlowaggError, errorMessage } from '../../lib/errors.js';
 import { canonicalUuid, observationDomainIdOf } from '../../lib/k8s/cluster-identity.js';
 import { componentLogger, type Logger, sampledLogger } from '../../lib/telemetry/logger.js';
-import { Backoff } from '../backoff.js';
+import { Backoff } from '../../lib/retry.js';
 import { EXPORT_STATE, notDelivered } from '../errors.js';
 import { type ExportBatch, type Exporter } from '../types.js';
 import { type CollectorAddress } from './address.js';
@@ -48,7 +48,7 @@ export class IpfixExporter implements Exporter {
   readonly #logger: Logger;
   readonly #warn: ReturnType<typeof sampledLogger>;
   readonly #now: () => number;
-  readonly #backoff = new Backoff();
+  readonly #backoff = new Backoff({ initialMs: 1000, maxMs: 30_000 });
   #tls: TlsMaterial | undefined;
   #conn: { connection: Connection; session: ExportSession } | undefined;
   #connecting: Promise<{ connection: Connection; session: ExportSession }> | undefined;

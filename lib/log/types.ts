@@ -150,6 +150,11 @@ export interface ConsumerHandlers {
   onAssign?(partitions: readonly TopicPartition[]): Promise<void> | void;
   /** Partitions lost in a rebalance (or on stop), after their last batch completed. */
   onRevoke?(partitions: readonly TopicPartition[]): Promise<void> | void;
+  /**
+   * The running consumer stopped for good (Kafka: it crashed and will not rejoin the group): nothing more
+   * is delivered, and its owner must replace it (lib/service/supervisor.ts).
+   */
+  onFailure?(err: unknown): void;
 }
 
 export interface Consumer {

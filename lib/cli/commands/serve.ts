@@ -1,7 +1,9 @@
 // What `flowagg ingest`, `flowagg process`, `flowagg export` and `flowagg run` share: load the
 // configuration, open the log, start the services and the telemetry HTTP server, and run until SIGINT or
-// SIGTERM, then stop them: ingest first (no new input), then the processor (it commits what it
-// processed), the exporters last (they finish their batches in flight).
+// SIGTERM, then stop them in the reverse order of their start: the exporters start first and the
+// collectors last, so ingest stops first (no new input), then the processor (it commits what it
+// processed), the exporters last (they finish their batches in flight). Each service runs under a
+// supervisor (lib/service/supervisor.ts): one that keeps failing at runtime ends the command with 1.
 import { formatDiagnostic, loadConfig } from '../../config/load.js';
 import { ConfigWatcher } from '../../config/watch.js';
 import { publishLogApi, serveLogAdmin } from '../../log/admin-api.js';
@@ -14,7 +16,12 @@ import { TelemetryServer } from '../../telemetry/http.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { openMetadataSource } from '../../k8s/index.js';
 import { type MetadataSource } from '../../k8s/metadata.js';
+import { type LogConfig } from '../../log/config.js';
+import { supervisionPolicy } from '../../service/config.js';
+import { Supervisor } from '../../service/supervisor.js';
+import { ServiceStack } from '../../service/stack.js';
 import { listenForStop } from '../stop-signals.js';
+import { type Service } from '../../service/service.js';
 import { createIngest, type Ingest } from '../../../ingest/index.js';
 import { flowRecords, flowRecordsFilter, processorRecordMetrics } from '../../../processor/api.js';
 import { createProcessor, type Processor } from '../../../processor/index.js';
@@ -99,80 +106,102 @@ export interface ServeOptions {
   readonly signal?: AbortSignal;
   /** Told the bound ports once everything runs (tests use port 0). */
   readonly onStarted?: (ports: { readonly http: number; readonly collectors: Readonly<Record<string, number>> }) => void;
+  /** Opens the log (tests wrap it to inject failures); lib/log's openLog by default. */
+  readonly openLog?: (config: LogConfig) => Promise<MessageLog>;
 }
 
 export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<number> {
   const logger = componentLogger(opts.command);
   const modules = exportersOf(config, opts.exporters);
-  const log: MessageLog = await openLog(config.log);
+  const log: MessageLog = await (opts.openLog ?? openLog)(config.log);
   // Registers the FlowRecord schema when log.valueFormat is confluent; a registry that cannot be reached stops the start.
   const framing = await topicValueFraming(config.log, config.log.topics.flowsRaw, FLOW_RECORD_SCHEMA).catch(async (err: unknown) => {
     await log.close();
     throw err;
   });
   const stop = listenForStop(logger, opts.signal);
-  const ingest = opts.ingest === false ? undefined : createIngest(config, { log, framing });
-  const metadata: MetadataSource | undefined = opts.processor === true ? openMetadataSource(config.kubernetes) : undefined;
-  let processor: Processor | undefined;
-  const runners: ExportRunner[] = [];
+  let gaveUp: (err: unknown) => void = () => {};
+  const failed = new Promise<'failed'>((resolve) => (gaveUp = () => resolve('failed')));
+  const supervise = <S extends Service>(create: () => S): Supervisor<S> => {
+    const supervisor = new Supervisor(create, { logger, policy: supervisionPolicy(config.supervision) });
+    supervisor.onFailure(gaveUp);
+    return supervisor;
+  };
+  const services = new ServiceStack(logger);
+  const ingest = opts.ingest === false ? undefined : supervise(() => createIngest(config, { log, framing }));
+  let processor: Supervisor<Processor> | undefined;
+  /** Per exporter module, the runner of its current section (none while it is disabled). */
+  const runners = new Map<string, Supervisor<ExportRunner> | undefined>();
+  const liveRunners = () => [...runners.values()].flatMap((r) => (r === undefined ? [] : [r.current]));
   // Services subscribe to the keys they apply live (watcher.subscribe); ingest has none (Antrea restarts for its keys).
   const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config') });
   const reload = () => void watcher?.reload();
   const http = new TelemetryServer();
   let unpublish = () => {};
   if (ingest !== undefined) http.addReadinessCheck('ingest', () => ingest.readiness());
-  if (metadata !== undefined) http.addReadinessCheck('kubernetes', () => metadata.readiness());
-  http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest, processor, runners));
+  http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest?.current, processor?.current, liveRunners()));
   let flowStream: FlowStream | undefined;
   try {
-    await ingest?.start();
-    if (opts.processor === true) {
-      const output = await topicValueFraming(config.log, config.log.topics.flowsProcessed, FLOW_RECORD_SCHEMA);
-      const running = createProcessor(config, { log, framing: output, inputFraming: framing, ...(metadata && { metadata }) });
-      processor = running;
-      http.addReadinessCheck('processor', () => running.readiness());
-      http.addJsonRoute('/flowrecords', (url) => flowRecords(running, flowRecordsFilter(url)));
-      watcher?.subscribe((c) => c.recordContents.podLabels, (on) => running.setPodLabels(on));
-      await metadata?.ready();
-      await running.start();
-    }
-    if (ingest !== undefined && config.flowStreamService.enable) {
-      const topics = config.log.topics;
-      flowStream = createFlowStream({
-        flowStreamService: config.flowStreamService, host: config.ingest.host, tls: config.ingest.tls,
-        flowAggregatorAddress: config.flowAggregatorAddress, topic: topics.flowsProcessed, partitions: topics.flowsProcessedPartitions,
-      }, { log });
-      await flowStream.start();
-    }
     // Values of flows.processed framed with a schema registry id (log.valueFormat confluent) decode with it.
     const processed = modules.length === 0 ? undefined : await topicValueFraming(config.log, config.log.topics.flowsProcessed, FLOW_RECORD_SCHEMA);
     const decoder = new FlowRecordDecoder(processed?.kind === 'confluent' ? processed.schemaId : undefined);
-    const startRunner = async (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => {
-      const runner = createExportRunner({ log, topics: c.log.topics, exporter: m.create(c, { log }), decoder });
-      await runner.start();
-      return runner;
-    };
+    const runnerOf = (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => supervise(() => createExportRunner({ log, topics: c.log.topics, exporter: m.create(c, { log }), decoder }));
     for (const m of modules) {
-      let runner: ExportRunner | undefined = await startRunner(m, config);
-      runners.push(runner);
-      http.addReadinessCheck(`export.${m.kind}`, () => runner?.readiness() ?? { ready: true, detail: `${m.section} disabled` });
+      const first = runnerOf(m, config);
+      await first.start();
+      runners.set(m.kind, first);
+      services.push({ name: `export.${m.kind}`, stop: async () => void (await runners.get(m.kind)?.stop()) });
+      http.addReadinessCheck(`export.${m.kind}`, () => runners.get(m.kind)?.readiness() ?? { ready: true, detail: `${m.section} disabled` });
       // As Antrea does, an exporter whose section changed is stopped and started again with the new section.
       watcher?.subscribe(
         (c) => (c as Record<string, unknown>)[m.section],
         async (section) => {
           const next = { ...config, [m.section]: section } as ServiceConfig;
+          const runner = runners.get(m.kind);
           if (runner !== undefined) {
             logger.info({ exporter: m.kind }, `${m.section} changed: replacing the exporter`);
+            runners.set(m.kind, undefined);
             await runner.stop();
-            runners.splice(runners.indexOf(runner), 1);
-            runner = undefined;
           }
           if (opts.exporters === 'enabled' && !m.enabled(next)) return;
-          runner = await startRunner(m, next);
-          runners.push(runner);
+          const replacement = runnerOf(m, next);
+          await replacement.start();
+          runners.set(m.kind, replacement);
         },
       );
     }
+    if (opts.processor === true) {
+      const metadata: MetadataSource | undefined = openMetadataSource(config.kubernetes);
+      if (metadata !== undefined) {
+        http.addReadinessCheck('kubernetes', () => metadata.readiness());
+        services.push({ name: 'kubernetes', stop: () => metadata.close() });
+      }
+      const output = await topicValueFraming(config.log, config.log.topics.flowsProcessed, FLOW_RECORD_SCHEMA);
+      // A restarted processor applies the podLabels set live since the start.
+      let podLabels = config.recordContents.podLabels;
+      const running = supervise(() => {
+        const p = createProcessor(config, { log, framing: output, inputFraming: framing, ...(metadata && { metadata }) });
+        p.setPodLabels(podLabels);
+        return p;
+      });
+      processor = running;
+      http.addReadinessCheck('processor', () => running.readiness());
+      http.addJsonRoute('/flowrecords', (url) => flowRecords(running.current, flowRecordsFilter(url)));
+      watcher?.subscribe((c) => c.recordContents.podLabels, (on) => {
+        podLabels = on;
+        running.current.setPodLabels(on);
+      });
+      await metadata?.ready();
+      await services.start(running);
+    }
+    if (ingest !== undefined && config.flowStreamService.enable) {
+      const topics = config.log.topics;
+      flowStream = await services.start(createFlowStream({
+        flowStreamService: config.flowStreamService, host: config.ingest.host, tls: config.ingest.tls,
+        flowAggregatorAddress: config.flowAggregatorAddress, topic: topics.flowsProcessed, partitions: topics.flowsProcessedPartitions,
+      }, { log }));
+    }
+    if (ingest !== undefined) await services.start(ingest);
     watcher?.start();
     process.on('SIGHUP', reload);
     const httpPort = await http.listen(config.apiServer.apiPort, config.apiServer.bindAddress || undefined);
@@ -185,27 +214,28 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     logger.info(
       {
         log: config.log.backend === 'embedded' ? { backend: 'embedded', dir: config.log.embedded.dir } : { backend: 'kafka', brokers: config.log.kafka?.brokers },
-        ...(ingest && { collectors: ingest.ports }),
+        ...(ingest && { collectors: ingest.current.ports }),
         ...(processor && { processor: config.mode }),
         ...(flowStream && { flowStreamService: flowStream.port }),
-        exporters: runners.map((r) => r.kind),
+        exporters: liveRunners().map((r) => r.kind),
         http: httpPort,
         ...(notRunning.length > 0 && { notRunning }),
       },
       notRunning.length > 0 ? `flowagg ${opts.command} running; not implemented yet: ${notRunning.join(', ')}` : `flowagg ${opts.command} running`,
     );
-    opts.onStarted?.({ http: httpPort, collectors: ingest?.ports ?? {} });
-    logger.info({ signal: await stop.requested }, 'stopping');
+    opts.onStarted?.({ http: httpPort, collectors: ingest?.current.ports ?? {} });
+    const why = await Promise.race([stop.requested, failed]);
+    if (why === 'failed') {
+      logger.error('a service kept failing: stopping, to be restarted (exit status 1)');
+      return 1;
+    }
+    logger.info({ signal: why }, 'stopping');
   } finally {
     process.off('SIGHUP', reload);
     unpublish();
     watcher?.close();
     await http.close();
-    await flowStream?.stop().catch((err: unknown) => logger.error({ err }, 'the flow stream service did not stop cleanly'));
-    await ingest?.stop().catch((err: unknown) => logger.error({ err }, 'ingest did not stop cleanly'));
-    await processor?.stop().catch((err: unknown) => logger.error({ err }, 'the processor did not stop cleanly'));
-    await metadata?.close().catch((err: unknown) => logger.error({ err }, 'the Kubernetes metadata source did not close cleanly'));
-    for (const r of runners.reverse()) await r.stop().catch((err: unknown) => logger.error({ err, exporter: r.kind }, 'exporter did not stop cleanly'));
+    await services.stopAll();
     await log.close();
     stop.dispose();
   }

@@ -8,6 +8,7 @@ import { recordBufferSize, withAntreaKeys } from '../../config/antrea-keys.js';
 import { reloadable } from '../../config/meta.js';
 import { kubernetesSection } from '../../k8s/config.js';
 import { logConfigSchema } from '../../log/config.js';
+import { supervisionSection } from '../../service/config.js';
 import { apiServerSection } from '../../telemetry/config.js';
 import { ingestConfigShape, refineIngestConfig } from '../../../ingest/config.js';
 import { processorConfigShape } from '../../../processor/config.js';
@@ -33,6 +34,7 @@ export const serviceConfigSchema = z
       kubernetes: kubernetesSection,
       recordBufferSize,
       flowStreamService: flowStreamSection,
+      supervision: supervisionSection,
     }),
   )
   .superRefine(refineIngestConfig);

@@ -1,9 +1,10 @@
 // One informer (@kubernetes/client-node's ListWatch) for one kind: list, then watch from the list's
 // resourceVersion; the library re-watches when the server ends a watch and relists on 410 Gone. What
 // it does not do is come back after an error (it stops, as its own examples note), so this restarts it
-// with exponential backoff, and counts and logs what happened.
+// with jittered exponential backoff (lib/retry.ts), and counts and logs what happened.
 import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
 import { errorMessage } from '../../errors.js';
+import { Backoff, type BackoffPolicy } from '../../retry.js';
 import { type Logger } from '../../telemetry/logger.js';
 import { k8sMetrics } from './metrics.js';
 
@@ -18,11 +19,8 @@ export interface KindSpec<T extends KubernetesObject> {
   readonly onDelete: (obj: T, nowMs: number) => void;
 }
 
-export interface RestartPolicy {
-  /** Delay before the first restart after an error; doubled per consecutive error. */
-  readonly initialDelayMs: number;
-  readonly maxDelayMs: number;
-}
+/** Delays before restarting after consecutive errors: initialMs doubled per error (jittered), up to maxMs. */
+export type RestartPolicy = BackoffPolicy;
 
 export interface KindStats {
   readonly synced: boolean;
@@ -37,21 +35,20 @@ export interface KindStats {
 export class KindInformer<T extends KubernetesObject> {
   readonly #spec: KindSpec<T>;
   readonly #informer: ListWatch<T>;
-  readonly #policy: RestartPolicy;
+  readonly #backoff: Backoff;
   readonly #now: () => number;
   readonly #log: Logger;
   readonly #synced: Promise<void>;
   #markSynced!: () => void;
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
-  #consecutiveErrors = 0;
   #connects = 0;
   #lists = 0;
   #stats: { lastSyncMs: number | undefined; errors: number; failing: string | undefined } = { lastSyncMs: undefined, errors: 0, failing: undefined };
 
   constructor(kubeConfig: KubeConfig, spec: KindSpec<T>, opts: { policy: RestartPolicy; now: () => number; log: Logger }) {
     this.#spec = spec;
-    this.#policy = opts.policy;
+    this.#backoff = new Backoff(opts.policy);
     this.#now = opts.now;
     this.#log = opts.log.child({ kind: spec.kind });
     this.#synced = new Promise((resolve) => (this.#markSynced = resolve));
@@ -93,7 +90,7 @@ export class KindInformer<T extends KubernetesObject> {
       () => {
         if (this.#stats.errors !== errorsBefore) return;
         this.#stats.failing = undefined;
-        this.#consecutiveErrors = 0;
+        this.#backoff.reset();
       },
       (err: unknown) => this.#failed(err),
     );
@@ -117,7 +114,7 @@ export class KindInformer<T extends KubernetesObject> {
       const first = this.#stats.lastSyncMs === undefined;
       this.#stats.lastSyncMs = this.#now();
       this.#stats.failing = undefined;
-      this.#consecutiveErrors = 0;
+      this.#backoff.reset();
       k8sMetrics.lastSync.labels(this.#spec.kind).set(this.#stats.lastSyncMs / 1000);
       const fields = { items: list.items.length, resourceVersion: list.metadata?.resourceVersion, ms: this.#stats.lastSyncMs - started };
       if (first) this.#log.info(fields, 'listed');
@@ -132,7 +129,7 @@ export class KindInformer<T extends KubernetesObject> {
     this.#stats.errors++;
     this.#stats.failing = errorMessage(err);
     k8sMetrics.watchErrors.labels(this.#spec.kind).inc();
-    const delayMs = Math.min(this.#policy.maxDelayMs, this.#policy.initialDelayMs * 2 ** this.#consecutiveErrors++);
+    const delayMs = this.#backoff.next();
     this.#log.warn({ err: this.#stats.failing, retryInMs: delayMs }, 'list or watch failed; restarting');
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {

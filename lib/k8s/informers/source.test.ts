@@ -41,7 +41,7 @@ describe('InformerMetadataSource against the fake API server', () => {
       antreaNamespace: 'kube-system',
       syncTimeoutMs: 60_000,
       now: () => clock,
-      restart: { initialDelayMs: 20, maxDelayMs: 200 },
+      restart: { initialMs: 20, maxMs: 200 },
       expiryIntervalMs: 20,
       store: { deletedRetentionMs: 5 * MIN, clockSkewToleranceMs: 0 },
       ...extra,

@@ -25,7 +25,7 @@ export interface InformerSourceOptions {
   readonly now?: () => number;
 }
 
-const DEFAULT_RESTART: RestartPolicy = { initialDelayMs: 1000, maxDelayMs: 30_000 };
+const DEFAULT_RESTART: RestartPolicy = { initialMs: 1000, maxMs: 30_000 };
 
 export class InformerMetadataSource extends StoreLookups implements MetadataSource {
   readonly #informers: KindInformer<KubernetesObject>[];

@@ -10,7 +10,7 @@ import { type Consumer, type ConsumerConfig, type ConsumerHandlers, type TopicPa
 import { type GroupCoordinator, type GroupMember } from './group-coordinator.js';
 import { type OffsetsStore } from './offsets-store.js';
 import { type Isolation, type PartitionLog, type ReadResult } from './partition-log.js';
-import { StateMachine, type Transitions } from './state-machine.js';
+import { StateMachine, type Transitions } from '../../service/state-machine.js';
 import { type TopicRegistry } from './topics.js';
 
 const logger = componentLogger('log.embedded');

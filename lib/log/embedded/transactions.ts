@@ -17,7 +17,7 @@ import { appendInternal, readAllInternal } from './internal-records.js';
 import { type OffsetsStore } from './offsets-store.js';
 import { type PartitionLog } from './partition-log.js';
 import { appendRecords } from './producer.js';
-import { StateMachine, type Transitions } from './state-machine.js';
+import { StateMachine, type Transitions } from '../../service/state-machine.js';
 import { type TopicRegistry, isInternalTopic } from './topics.js';
 
 export const TXN_STATE_TOPIC = '__transaction_state';

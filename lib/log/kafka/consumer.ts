@@ -6,9 +6,12 @@
 // - kafkajs rebalances eagerly: every partition is given up, and the ones this consumer gets back restart
 //   from their committed offsets. The consumer seeks those back to where it was, so that a rebalance
 //   looks as the log promises: only partitions gained or lost are reported, and kept ones carry on.
+// - A crash kafkajs does not restart from (it gave up rejoining) goes to onFailure: the owner replaces the
+//   consumer, since this one delivers nothing more.
 import type { Consumer as KafkajsConsumer, EachBatchPayload } from 'kafkajs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FlowaggError, errorMessage } from '../../errors.js';
+import { Backoff } from '../../retry.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { LOG_CONSUMER_STATE } from '../errors.js';
 import { type Consumer, type ConsumerConfig, type ConsumerHandlers, type TopicPartition, type TopicPartitionOffset } from '../types.js';
@@ -18,8 +21,7 @@ import { fromKafkaMessage } from './records.js';
 
 const logger = componentLogger('log.kafka.consumer');
 
-const RETRY_BACKOFF_MIN_MS = 100;
-const RETRY_BACKOFF_MAX_MS = 5000;
+const RETRY_BACKOFF = { initialMs: 100, maxMs: 5000 };
 /** How long an empty fetch waits on the broker: bounds how long stop() waits for a fetch in flight. */
 const FETCH_MAX_WAIT_MS = 250;
 /**
@@ -56,6 +58,7 @@ export class KafkaConsumer implements Consumer {
    * still loading, say) and retries it in the background; run() waits for it instead.
    */
   private readonly joined: Promise<void>;
+  private hasJoined = false;
 
   constructor(
     private readonly cluster: KafkaCluster,
@@ -82,12 +85,16 @@ export class KafkaConsumer implements Consumer {
     this.joined.catch(() => undefined);
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       this.onGroupJoin(event.payload.memberAssignment);
+      this.hasJoined = true;
       joined();
     });
     this.consumer.on(this.consumer.events.CRASH, (event) => {
       const { error, restart } = event.payload;
       logger.warn({ groupId: config.groupId, err: error, restart }, restart ? 'Kafka consumer failed, rejoining the group' : 'Kafka consumer failed and stopped');
-      if (!restart) failed(kafkaError(error, 'joining the consumer group', { groupId: config.groupId }));
+      if (restart) return;
+      // Before the first join this fails run(); after it, only the owner can act on it.
+      if (!this.hasJoined) failed(kafkaError(error, 'joining the consumer group', { groupId: config.groupId }));
+      else if (this.state === 'running') this.handlers?.onFailure?.(kafkaError(error, 'consuming', { groupId: config.groupId }));
     });
     this.untrack = cluster.track(() => this.stop());
   }
@@ -174,15 +181,16 @@ export class KafkaConsumer implements Consumer {
     const interrupted = () => !isRunning() || isStale() || this.state !== 'running' || this.isPaused(topic, partition);
     for (let start = 0; start < records.length; start += chunkSize) {
       const chunk = records.slice(start, start + chunkSize);
+      const backoff = new Backoff(RETRY_BACKOFF);
       for (let attempt = 0; ; attempt++) {
         if (interrupted()) return;
         try {
           await this.handlers!.eachBatch({ topic, partition, records: chunk, highWatermark });
           break;
         } catch (err) {
-          const backoff = Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MIN_MS * 2 ** attempt);
-          logger.warn({ groupId: this.config.groupId, topic, partition, offset: chunk[0]!.offset, attempt, backoff, err: errorMessage(err) }, 'eachBatch failed; delivering the batch again');
-          await this.backoff(backoff, heartbeat, interrupted);
+          const delayMs = backoff.next();
+          logger.warn({ groupId: this.config.groupId, topic, partition, offset: chunk[0]!.offset, attempt, backoff: delayMs, err: errorMessage(err) }, 'eachBatch failed; delivering the batch again');
+          await this.backoff(delayMs, heartbeat, interrupted);
         }
       }
       if (isStale()) return;

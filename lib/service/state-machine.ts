@@ -1,7 +1,7 @@
 // A lifecycle as data: a transition table and a guard that names the method and the current state when a
 // call is not allowed (kafkajs's transactionStateMachine does the same). Used for transactions,
-// transactional producers and consumers.
-import { type ErrorCode, FlowaggError } from '../../errors.js';
+// transactional producers and consumers of the embedded log, and for every service (lifecycle.ts).
+import { type ErrorCode, FlowaggError } from '../errors.js';
 
 export type Transitions<S extends string> = Readonly<Record<S, readonly S[]>>;
 
