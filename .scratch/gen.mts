@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { startUdpCollector } from '../integration-tests/harness/collector.ts';
 import { collectorPcap } from '../integration-tests/harness/tshark.ts';
-import { numberedRecord } from '../exporters/testing.ts';
-import { batchOf, ipfixExporter } from '../exporters/ipfix/testing.ts';
+import { numberedRecord } from '../exporters/testing/records.ts';
+import { batchOf, ipfixExporter } from '../exporters/ipfix/testing/exporter.ts';
 const c = await startUdpCollector();
 const e = ipfixExporter({ address: `127.0.0.1:${c.port}:udp`, maxIPFIXMsgSize: 1400 }, { clusterID: 'x', mode: 'Proxy' });
 await e.start();

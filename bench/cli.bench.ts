@@ -54,8 +54,8 @@ const bench: Benchmark = async (log) => {
       { name: 'ipfixDump text, whole process (wall)', value: rate(ipfixDump.wall), unit: 'records/s', note: `load average ${load}` },
       { name: 'ipfixDump text, whole process (CPU)', value: rate(ipfixDump.cpu), unit: 'records/s', note: `load average ${load}` },
     ];
-    const programs: [string, string[]][] = [['tsx', [process.execPath, '--import', 'tsx', 'lib/cli/main.ts']]];
-    if (existsSync(join(root, 'dist/lib/cli/main.js'))) programs.push(['compiled', [process.execPath, 'dist/lib/cli/main.js']]);
+    const programs: [string, string[]][] = [['tsx', [process.execPath, '--import', 'tsx', 'app/cli/main.ts']]];
+    if (existsSync(join(root, 'dist/app/cli/main.js'))) programs.push(['compiled', [process.execPath, 'dist/app/cli/main.js']]);
     else log('dist/ not built (npm run build): the compiled figures are left out');
     for (const [how, argv] of programs) {
       const t = timeProcess([...argv, 'decode', file], dir);

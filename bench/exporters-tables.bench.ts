@@ -21,7 +21,7 @@ import { flowLoggerSection } from '../exporters/flowlog/config.js';
 import { createFlowLogExporter } from '../exporters/flowlog/index.js';
 import { s3UploaderSection } from '../exporters/s3/config.js';
 import { createS3Exporter } from '../exporters/s3/index.js';
-import { aggregatedRecord } from '../exporters/testing.js';
+import { aggregatedRecord } from '../exporters/testing/records.js';
 import { flowRecordWriter } from '../schemas/flow-record.js';
 import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
 import { type ExportBatch, type Exporter } from '../exporters/types.js';

@@ -15,9 +15,9 @@ import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { topicsSchema } from '../lib/log/topics.js';
 import { flowRecordReader, flowRecordWriter } from '../schemas/flow-record.js';
 import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
-import { ipfixExporter } from '../exporters/ipfix/testing.js';
+import { ipfixExporter } from '../exporters/ipfix/testing/exporter.js';
 import { createExportRunner } from '../exporters/runner.js';
-import { numberedRecord, writeRecords } from '../exporters/testing.js';
+import { numberedRecord, writeRecords } from '../exporters/testing/records.js';
 import { type ExportBatch } from '../exporters/types.js';
 import { type BenchResult, type Benchmark, measure } from './types.js';
 

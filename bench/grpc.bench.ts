@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ingestConfig } from '../ingest/config.js';
-import { agentFlow, encodeFlow, lengthDelimited } from '../ingest/grpc/testing.js';
+import { agentFlow, encodeFlow, lengthDelimited } from '../ingest/grpc/testing/flows.js';
 import { createIngest, type Ingest } from '../ingest/index.js';
 import { goProgram } from '../integration-tests/harness/go.js';
 import { runTool } from '../integration-tests/harness/tools.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { createIngest } from '../ingest/index.js';
 import { ingestConfig } from '../ingest/config.js';
-import { agentRecordValues, agentTemplate } from '../ingest/testing.js';
+import { agentRecordValues, agentTemplate } from '../ingest/testing/fakes.js';
 import { startKafka } from '../integration-tests/harness/kafka.js';
 import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
 import { logConfigSchema, type LogConfig } from '../lib/log/config.js';

@@ -1,4 +1,4 @@
-// The processor (issue 7) on one core with durability: a synthetic 6-Node Antrea workload (lib/antrea,
+// The processor (issue 7) on one core with durability: a synthetic 6-Node Antrea workload (simulate/antrea,
 // about 5 records per half) written to flows.raw on an embedded log (fsync on every group commit), then
 // consumed by a processor in this process: consume, scan, aggregate or proxy, encode, produce, commit
 // (transactions of outputs, changelog and input offsets). One input partition, so one task on one core.
@@ -12,8 +12,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FlowRecordEncoder } from '../lib/antrea/records.js';
-import { antreaWorkload, type Workload } from '../lib/antrea/workload.js';
+import { FlowRecordEncoder } from '../simulate/antrea/records.js';
+import { antreaWorkload, type Workload } from '../simulate/antrea/workload.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { type MessageLog, type ProduceRecord } from '../lib/log/types.js';
 import { FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
@@ -21,7 +21,7 @@ import { Aggregator } from '../processor/aggregate/aggregator.js';
 import { compileOutputEncoder } from '../processor/aggregate/output.js';
 import { processorConfig } from '../processor/config.js';
 import { createProcessor } from '../processor/index.js';
-import { aggregatorSettings, waitCaughtUp } from '../processor/testing.js';
+import { aggregatorSettings, waitCaughtUp } from '../processor/testing/fakes.js';
 import { componentLogger } from '../lib/telemetry/logger.js';
 import { type BenchResult, type Benchmark } from './types.js';
 

@@ -11,10 +11,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
-import { issueCA, issueClientCert, issueServerCert } from '../ingest/tls/issue.js';
+import { issueCA, issueClientCert, issueServerCert } from '../lib/tls/issue.js';
 import { runTool } from '../integration-tests/harness/tools.js';
-import { DEFAULT_SERVER_NAME } from '../lib/simulate/tls.js';
-import { type SimulationReport } from '../lib/simulate/report.js';
+import { DEFAULT_SERVER_NAME } from '../simulate/tls.js';
+import { type SimulationReport } from '../simulate/report.js';
 import { EXPORT_PATH } from '../schemas/antrea-proto.js';
 import { type BenchResult, type Benchmark } from './types.js';
 

@@ -36,7 +36,7 @@ const bench: Benchmark = async (log) => {
     const cases: [string, string[]][] = [
       ['node -e 0 (the floor)', ['-e', '0']],
       ['flowagg --help, compiled, through bin/flowagg.js', ['bin/flowagg.js', '--help']],
-      ['flowagg --help, compiled, node dist/lib/cli/main.js (the image)', [join('dist', 'lib', 'cli', 'main.js'), '--help']],
+      ['flowagg --help, compiled, node dist/app/cli/main.js (the image)', [join('dist', 'lib', 'cli', 'main.js'), '--help']],
       ['flowagg decode --help, compiled (loads the command)', ['bin/flowagg.js', 'decode', '--help']],
     ];
     const results: BenchResult[] = [];

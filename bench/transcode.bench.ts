@@ -6,8 +6,8 @@ import { cpus, loadavg } from 'node:os';
 import { antreaAgentTemplate, antreaAgentValues, softflowdTemplate, softflowdValues } from '../lib/ipfix/testing/templates.js';
 import { type FieldValue, type Template } from '../lib/ipfix/types.js';
 import { flowRecordWriter } from '../schemas/flow-record.js';
-import { RecordBuffer } from '../ingest/records/record-buffer.js';
-import { contextFor, encodeRecord, type MessageFacts, referenceEncode } from '../ingest/records/testing.js';
+import { RecordBuffer } from '../schemas/record-buffer.js';
+import { contextFor, encodeRecord, type MessageFacts, referenceEncode } from '../ingest/records/testing/records.js';
 import { compileTranscoder } from '../ingest/records/transcode.js';
 import { type BenchResult, type Benchmark, measure } from './types.js';
 

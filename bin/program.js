@@ -10,18 +10,18 @@ import { existsSync, readFileSync, readdirSync, renameSync, statSync, writeFileS
 import { join } from 'node:path';
 
 /** The folders `tsc -p tsconfig.build.json` compiles (its "include"), and the files that steer it. */
-export const SOURCE_ROOTS = ['lib', 'schemas', 'ingest', 'processor', 'exporters'];
+export const SOURCE_ROOTS = ['app', 'simulate', 'ingest', 'processor', 'exporters', 'schemas', 'lib'];
 export const BUILD_INPUTS = ['tsconfig.json', 'tsconfig.build.json'];
 export const OUT_DIR = 'dist';
 export const STAMP_FILE = 'build-stamp.json';
 /** The CLI's module, relative to the repository root (sources) and to dist/ (compiled). */
-export const ENTRY = 'lib/cli/main';
+export const ENTRY = 'app/cli/main';
 
 /**
  * Tests, their helpers and their data are no part of the program (tsconfig.build.json excludes the same);
  * everything else in the roots (code, schemas, data files) is.
  */
-// `testing.ts` and `<what>-testing.ts` (exporters/crash-testing.ts) are test helpers.
+// `testing.ts` and `<what>-testing.ts` (exporters/testing/crash.ts) are test helpers.
 const isTestFile = (/** @type {string} */ name) => name.endsWith('.test.ts') || name.endsWith('testing.ts');
 const isTestDir = (/** @type {string} */ name) => name === 'testing' || name === 'testdata';
 

@@ -16,30 +16,30 @@ function tree(files: Record<string, string>): string {
 }
 
 const SOURCES = {
-  'lib/cli/main.ts': 'export async function main() { return 0; }',
+  'app/cli/main.ts': 'export async function main() { return 0; }',
   'schemas/flow-record.avsc': '{"type":"record"}',
-  'lib/cli/main.test.ts': '// a test',
+  'app/cli/main.test.ts': '// a test',
   'tsconfig.json': '{}',
 };
 
 function built(files: Record<string, string> = SOURCES): string {
-  const root = tree({ ...files, 'dist/lib/cli/main.js': 'export async function main() { return 0; }' });
+  const root = tree({ ...files, 'dist/app/cli/main.js': 'export async function main() { return 0; }' });
   writeStamp(root, sourceFingerprint(root));
   return root;
 }
 
 test('without dist/ the sources run, and nothing is said', () => {
   const root = tree(SOURCES);
-  assert.deepEqual(chooseProgram(root), { kind: 'sources', entry: join(root, 'lib/cli/main.ts') });
+  assert.deepEqual(chooseProgram(root), { kind: 'sources', entry: join(root, 'app/cli/main.ts') });
 });
 
 test('a complete build of the sources present runs compiled', () => {
   const root = built();
-  assert.deepEqual(chooseProgram(root), { kind: 'compiled', entry: join(root, 'dist/lib/cli/main.js') });
+  assert.deepEqual(chooseProgram(root), { kind: 'compiled', entry: join(root, 'dist/app/cli/main.js') });
 });
 
 test('a dist/ without its stamp (a build that failed or is running) never runs', () => {
-  const root = tree({ ...SOURCES, 'dist/lib/cli/main.js': '' });
+  const root = tree({ ...SOURCES, 'dist/app/cli/main.js': '' });
   const p = chooseProgram(root);
   assert.equal(p.kind, 'sources');
   assert.match(p.kind === 'sources' ? (p.note ?? '') : '', /no complete build/);
@@ -53,16 +53,16 @@ const stale = (mutate: (root: string) => void) => () => {
   assert.match(p.kind === 'sources' ? (p.note ?? '') : '', /out of date/);
 };
 
-test('an edited source makes the build stale', stale((root) => writeFileSync(join(root, 'lib/cli/main.ts'), 'export async function main() { return 1; }')));
+test('an edited source makes the build stale', stale((root) => writeFileSync(join(root, 'app/cli/main.ts'), 'export async function main() { return 1; }')));
 test('a data file read at run time counts as a source', stale((root) => writeFileSync(join(root, 'schemas/flow-record.avsc'), '{"type":"enum"}')));
-test('an added source makes the build stale', stale((root) => writeFileSync(join(root, 'lib/cli/new.ts'), '')));
+test('an added source makes the build stale', stale((root) => writeFileSync(join(root, 'app/cli/new.ts'), '')));
 test('a removed source makes the build stale', stale((root) => rmSync(join(root, 'schemas/flow-record.avsc'))));
-test('a source restored with an older modification time makes the build stale', stale((root) => utimesSync(join(root, 'lib/cli/main.ts'), 1e9, 1e9)));
+test('a source restored with an older modification time makes the build stale', stale((root) => utimesSync(join(root, 'app/cli/main.ts'), 1e9, 1e9)));
 test('a changed tsconfig makes the build stale', stale((root) => writeFileSync(join(root, 'tsconfig.json'), '{"compilerOptions":{}}')));
 
 test('tests and their helpers change no program: editing them keeps the build', () => {
   const root = built({ ...SOURCES, 'lib/log/testing.ts': '', 'lib/log/crash-testing.ts': '', 'lib/log/testing/child.ts': '', 'lib/config/testdata/a.conf': '' });
-  writeFileSync(join(root, 'lib/cli/main.test.ts'), '// another test');
+  writeFileSync(join(root, 'app/cli/main.test.ts'), '// another test');
   writeFileSync(join(root, 'lib/log/testing.ts'), '// a fake');
   writeFileSync(join(root, 'lib/log/crash-testing.ts'), '// a crash loop');
   writeFileSync(join(root, 'lib/log/testing/child.ts'), '// a child');

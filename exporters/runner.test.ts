@@ -12,7 +12,7 @@ import { type MessageLog } from '../lib/log/types.js';
 import { registry } from '../lib/telemetry/metrics.js';
 import { EXPORT_NO_WORKER } from './errors.js';
 import { createExportRunner, type RunnerOptions } from './runner.js';
-import { TestDestination, numberedRecord, writeRecords } from './testing.js';
+import { TestDestination, numberedRecord, writeRecords } from './testing/records.js';
 import { type ExportBatch } from './types.js';
 
 const topics = topicsSchema.parse({ flowsProcessedPartitions: 2 });

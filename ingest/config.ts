@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { byteSize, duration, port } from '../lib/config/types.js';
 import { topicsSchema } from '../lib/log/topics.js';
 import { grpcSection } from './grpc/config.js';
-import { tlsSection } from './tls/config.js';
+import { tlsSection } from '../lib/tls/config.js';
 
 export const TRANSPORTS = ['udp', 'tcp', 'tls'] as const;
 export type Transport = (typeof TRANSPORTS)[number];

@@ -15,7 +15,7 @@ import { readWithFastavro } from '../lib/log/schema-registry/testing/fastavro.js
 import { flowRecordReader } from '../schemas/flow-record.js';
 import { ingestConfig } from './config.js';
 import { createIngest } from './index.js';
-import { agentMessages, agentTemplate, readFlowRecordValues } from './testing.js';
+import { agentMessages, agentTemplate, readFlowRecordValues } from './testing/fakes.js';
 
 const SCHEMA_FILE = fileURLToPath(new URL('../schemas/flow-record.avsc', import.meta.url));
 const SCHEMA_ID = 4242;

@@ -12,17 +12,17 @@ import { componentLogger, type Logger, sampledLogger } from '../lib/telemetry/lo
 import { type IngestConfig, type Transport } from './config.js';
 import { INGEST_STATE } from './errors.js';
 import { type GrpcCollector, startGrpcCollector } from './grpc/collector.js';
-import { ConnectionAdmission } from './listeners/admission.js';
-import { listenTcp, type StreamListener } from './listeners/tcp.js';
-import { listenTls } from './listeners/tls.js';
-import { listenUdp, type UdpListener } from './listeners/udp.js';
+import { ConnectionAdmission } from '../lib/listeners/admission.js';
+import { listenTcp, type StreamListener } from '../lib/listeners/tcp.js';
+import { listenTls } from '../lib/listeners/tls.js';
+import { listenUdp, type UdpListener } from '../lib/listeners/udp.js';
 import { ingestMetrics } from './metrics.js';
 import { type RunningAudit, startSequenceAudit } from './sequence-audit-consumer.js';
 import { type ClockTicks, startClockTicks } from './clock-ticks.js';
 import { Pipeline, type PipelineStats } from './pipeline.js';
-import { type CertificateSource } from './tls/provider.js';
-import { startCertificateSource } from './tls/start.js';
-import { tlsServerOptions } from './tls/server-options.js';
+import { type CertificateSource } from '../lib/tls/provider.js';
+import { startCertificateSource } from '../lib/tls/start.js';
+import { tlsServerOptions } from '../lib/tls/server-options.js';
 import { TemplatePublisher, subscribeTemplates } from './templates-topic.js';
 
 export interface IngestDeps {

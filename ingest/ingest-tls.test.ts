@@ -12,8 +12,8 @@ import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { ingestConfig } from './config.js';
 import { createIngest } from './index.js';
-import { agentMessages, agentTemplate, readFlowRecords } from './testing.js';
-import { issueCA } from './tls/issue.js';
+import { agentMessages, agentTemplate, readFlowRecords } from './testing/fakes.js';
+import { issueCA } from '../lib/tls/issue.js';
 
 type Outcome = { accepted: true } | { accepted: false; error: string };
 

@@ -14,8 +14,8 @@ import { type MessageLog } from '../lib/log/types.js';
 import { type FlowRecord } from '../schemas/flow-record.js';
 import { type IngestConfig, ingestConfig } from './config.js';
 import { createIngest, type Ingest, type IngestDeps } from './index.js';
-import { parseFlowKey } from './records/flow-key.js';
-import { agentMessages, agentRecordValues, agentTemplate, ControllableProducer, readFlowRecords, withProducer } from './testing.js';
+import { parseFlowKey } from '../schemas/flow-key.js';
+import { agentMessages, agentRecordValues, agentTemplate, ControllableProducer, readFlowRecords, withProducer } from './testing/fakes.js';
 
 function config(protocols: string[], ingest: Record<string, unknown> = {}): IngestConfig {
   return ingestConfig.parse({ aggregatorTransportProtocol: protocols, ingest: { host: '127.0.0.1', port: 0, grpc: { enabled: false }, ...ingest } });

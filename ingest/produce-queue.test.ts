@@ -6,7 +6,7 @@ import { FlowaggError } from '../lib/errors.js';
 import { LOG_RECORD_REJECTED } from '../lib/log/errors.js';
 import { type ProduceRecord } from '../lib/log/types.js';
 import { ProduceQueue } from './produce-queue.js';
-import { ControllableProducer } from './testing.js';
+import { ControllableProducer } from './testing/fakes.js';
 
 const opts = { topic: 'flows.raw', maxRecords: 100, maxBytes: 1 << 30, batchRecords: 10, lingerMs: 5, maxInFlightBatches: 2, retryMinMs: 1 };
 

@@ -16,7 +16,7 @@ import { ingestConfig } from './config.js';
 import { createIngest, type Ingest, type IngestDeps } from './index.js';
 import { type AuditFinding } from './sequence-audit.js';
 import { startSequenceAudit } from './sequence-audit-consumer.js';
-import { agentMessages, agentTemplate, readFlowRecords } from './testing.js';
+import { agentMessages, agentTemplate, readFlowRecords } from './testing/fakes.js';
 
 async function until(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TemplatePool } from '../lib/ipfix/template-pool.js';
-import { type Endpoint } from './listeners/address.js';
+import { type Endpoint } from '../lib/listeners/address.js';
 import { ExporterSession, UdpSessionTable } from './session.js';
-import { agentTemplate } from './testing.js';
+import { agentTemplate } from './testing/fakes.js';
 
 const udp = (now: () => number, pool?: TemplatePool) => (exporter: Endpoint) => new ExporterSession('udp', exporter, { templateTtlMs: 1000, now, ...(pool && { pool }) });
 

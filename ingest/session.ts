@@ -10,7 +10,7 @@ import { type EvictionReason, TemplateStore } from '../lib/ipfix/template-store.
 import { type Template } from '../lib/ipfix/types.js';
 import { type MessageContext, sessionContext } from './records/context.js';
 import { type Transport } from './config.js';
-import { type Endpoint } from './listeners/address.js';
+import { type Endpoint } from '../lib/listeners/address.js';
 
 let nextSessionNumber = 1;
 

@@ -10,7 +10,7 @@ import { logConfigSchema } from '../lib/log/config.js';
 import { openLog } from '../lib/log/index.js';
 import { ingestConfig } from './config.js';
 import { createIngest } from './index.js';
-import { softflowdIntoIngest, softflowdView } from './testing.js';
+import { softflowdIntoIngest, softflowdView } from './testing/fakes.js';
 
 for (const transport of ['udp', 'tcp'] as const) {
   test(`Kafka: softflowd over ${transport} into ingest, every record in flows.raw with its values`, async (t) => {

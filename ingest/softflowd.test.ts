@@ -10,7 +10,7 @@ import { requireTools, SOFTFLOWD } from '../integration-tests/harness/tools.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { ingestConfig } from './config.js';
 import { createIngest } from './index.js';
-import { softflowdIntoIngest, softflowdView } from './testing.js';
+import { softflowdIntoIngest, softflowdView } from './testing/fakes.js';
 
 for (const c of [{ transport: 'udp', timeFormat: 'milli' }, { transport: 'tcp', timeFormat: 'sysUpTime' }] as const) {
   test(`softflowd over ${c.transport} (${c.timeFormat} times): every exported record reaches flows.raw with its values`, async (t) => {

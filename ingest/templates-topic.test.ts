@@ -4,7 +4,7 @@ import { sameLayout } from '../lib/ipfix/template-store.js';
 import { makeTemplate, templateField } from '../lib/ipfix/testing/templates.js';
 import { isFlowaggError } from '../lib/errors.js';
 import { decodeTemplateRecord, encodeTemplateValue, templateKey } from './templates-topic.js';
-import { agentTemplate } from './testing.js';
+import { agentTemplate } from './testing/fakes.js';
 
 test('a template travels through the topic record unchanged, keyed by exporter, port, domain and id', () => {
   const template = agentTemplate(300, 7);

@@ -15,7 +15,7 @@ import { type Template } from '../lib/ipfix/types.js';
 import { type Consumer, type LogRecord, type MessageLog, type Producer } from '../lib/log/types.js';
 import { type Logger } from '../lib/telemetry/logger.js';
 import { INGEST_TEMPLATE_RECORD } from './errors.js';
-import { type Endpoint } from './listeners/address.js';
+import { type Endpoint } from '../lib/listeners/address.js';
 import { RateBudget, type RateBudgetLimits } from './rate-budget.js';
 
 export interface SharedTemplate {

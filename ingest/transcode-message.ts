@@ -14,7 +14,7 @@ import { readMessageHeader } from '../lib/ipfix/message-header.js';
 import { interpretedScanner, layoutShape, type ScanRecord } from '../lib/ipfix/record-layout.js';
 import { type Template } from '../lib/ipfix/types.js';
 import { type ProduceRecord } from '../lib/log/types.js';
-import { type RecordBuffer } from './records/record-buffer.js';
+import { type RecordBuffer } from '../schemas/record-buffer.js';
 import { type TranscoderCache } from './records/transcoder-cache.js';
 import { type ExporterSession } from './session.js';
 

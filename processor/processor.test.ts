@@ -9,7 +9,7 @@ import { readAll } from '../lib/log/embedded/testing/read-all.js';
 import { type MessageLog } from '../lib/log/types.js';
 import { processorConfig, type ProcessorConfig } from './config.js';
 import { createProcessor, type Processor } from './index.js';
-import { decodeOutput, produceSpecs, type RecordSpec, waitCaughtUp } from './testing.js';
+import { decodeOutput, produceSpecs, type RecordSpec, waitCaughtUp } from './testing/fakes.js';
 
 function config(overrides: Record<string, unknown> = {}): ProcessorConfig {
   return processorConfig.parse({

@@ -1,7 +1,7 @@
 // What the processor reads from an input FlowRecord, on top of the compiled scanner
 // (schemas/flow-record-scanner.ts): field indexes resolved once, the event time of the record, the
 // Antrea predicates of reference §5.3–5.4 (correlation needed, which Node reported it), and the flow key.
-import { FLOW_TYPE_FROM_EXTERNAL, FLOW_KEY_MAX_LENGTH, FlowKeyInput, writeFlowKey } from '../ingest/records/flow-key.js';
+import { FLOW_TYPE_FROM_EXTERNAL, FLOW_KEY_MAX_LENGTH, FlowKeyInput, writeFlowKey } from '../schemas/flow-key.js';
 import { fieldIndex, latin1, type ScannedRecord } from '../schemas/flow-record-scanner.js';
 
 export const FLOW_TYPE_INTRA_NODE = 1;
@@ -102,7 +102,7 @@ export class SourceIds {
 const keyInput = new FlowKeyInput();
 const keyBytes = Buffer.alloc(FLOW_KEY_MAX_LENGTH);
 
-/** The flow key of a record (ingest/records/flow-key.ts, FROM_EXTERNAL rewrite included), as a latin1 string. */
+/** The flow key of a record (schemas/flow-key.ts, FROM_EXTERNAL rewrite included), as a latin1 string. */
 export function flowKeyString(r: ScannedRecord): string {
   const k = keyInput.reset(r.buf);
   k.sourceIPv4 = r.start[R.sourceIPv4]!;

@@ -13,7 +13,7 @@ import { PROCESSOR_FINAL_COMMIT } from './errors.js';
 import { createProcessor } from './index.js';
 import { processorMetrics } from './metrics.js';
 import { failingNthCommit, INJECTED_COMMIT_FAILURE } from './testing/failing-log.js';
-import { produceSpecs } from './testing.js';
+import { produceSpecs } from './testing/fakes.js';
 
 const failures = async () => (await processorMetrics.commitFailures.get()).values.find((v) => v.labels.reason === INJECTED_COMMIT_FAILURE)?.value ?? 0;
 

@@ -8,7 +8,7 @@ import { componentLogger } from '../lib/telemetry/logger.js';
 import { FlowRecordScanner } from '../schemas/flow-record-scanner.js';
 import { processorMetrics } from './metrics.js';
 import { PartitionTask } from './task.js';
-import { flowRecordValue } from './testing.js';
+import { flowRecordValue } from './testing/fakes.js';
 import { ProxyWork } from './work.js';
 
 const CODE = 'FLOWAGG_ERR_TEST_COMMIT_AFTER_CLOSE';

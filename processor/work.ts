@@ -6,7 +6,7 @@
 import { isFlowaggError } from '../lib/errors.js';
 import { type LogRecord, type ProduceRecord } from '../lib/log/types.js';
 import { sampledLogger, type Logger } from '../lib/telemetry/logger.js';
-import { RecordBuffer } from '../ingest/records/record-buffer.js';
+import { RecordBuffer } from '../schemas/record-buffer.js';
 import { type AvroFraming } from '../schemas/avro.js';
 import { clockTickTime } from '../schemas/clock-tick.js';
 import { flowRecordReader, flowRecordWriter } from '../schemas/flow-record.js';

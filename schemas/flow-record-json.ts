@@ -16,7 +16,7 @@ import { readValue, validFieldLength } from '../lib/ipfix/field-codec.js';
 import { type Json, valueToJson } from '../lib/ipfix/json.js';
 import { formatIpv4, formatIpv6, formatMac, toHex } from '../lib/ipfix/text.js';
 import { FLOW_RECORD_FIELDS, type FlowRecord, type FlowRecordField } from './flow-record.js';
-import { findElement, unknownElementName } from './ipfix-registry.js';
+import { findElement, unknownElementName } from '../lib/ipfix/registry.js';
 
 export type { Json };
 export type JsonObject = { [k: string]: Json };

@@ -9,7 +9,7 @@ import { isFlowaggError } from '../lib/errors.js';
 import { AvroReader, AvroWriter } from './avro.js';
 import { SCHEMA_BAD_MAPPING } from './errors.js';
 import { describeFlowRecordFields, FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA, flowRecordReader, flowRecordWriter } from './flow-record.js';
-import { ANTREA_PEN, element } from './ipfix-registry.js';
+import { ANTREA_PEN, element } from '../lib/ipfix/registry.js';
 
 type SchemaJson = { fields: { name: string; type: unknown; default?: unknown; ipfix?: unknown }[] };
 const schemaCopy = () => structuredClone(FLOW_RECORD_SCHEMA) as SchemaJson;

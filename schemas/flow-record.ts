@@ -9,7 +9,7 @@ import { FlowaggError } from '../lib/errors.js';
 import { type AbstractType, type InfoElement } from '../lib/ipfix/types.js';
 import { type AvroFraming, AvroReader, AvroWriter } from './avro.js';
 import { SCHEMA_BAD_MAPPING } from './errors.js';
-import { findElement } from './ipfix-registry.js';
+import { findElement } from '../lib/ipfix/registry.js';
 
 export const FLOW_RECORD_SCHEMA: unknown = JSON.parse(readFileSync(new URL('./flow-record.avsc', import.meta.url), 'utf8'));
 

@@ -12,7 +12,7 @@ import { join, relative } from 'node:path';
 import { after, test } from 'node:test';
 import { OUT_DIR, SOURCE_ROOTS, STAMP_FILE, chooseProgram, sourceFiles } from '../bin/program.js';
 import { copyRepository } from '../integration-tests/harness/repo-copy.js';
-import { agentMessages, agentTemplate } from '../ingest/testing.js';
+import { agentMessages, agentTemplate } from '../ingest/testing/fakes.js';
 import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
 
 const copy = copyRepository();
@@ -189,7 +189,7 @@ test('npm run build gives the complete program, and npm start runs it', async (t
   });
 
   await t.test('a source edited after the build makes it stale, and the sources run', () => {
-    appendFileSync(join(root, 'lib/cli/main.ts'), '\n');
+    appendFileSync(join(root, 'app/cli/main.ts'), '\n');
     assert.equal(chooseProgram(root).kind, 'sources');
     const r = spawnSync(process.execPath, [join(root, 'bin/flowagg.js'), '--help'], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { configKeys } from '../lib/config/keys.js';
-import { serviceConfigSchema } from '../lib/cli/commands/service-config.js';
+import { serviceConfigSchema } from '../app/service-config.js';
 import { CONFIG_DOC, configurationDoc } from './config-doc.js';
 
 test('docs/configuration.md is what the schema renders (run npm run generate after changing a key)', () => {

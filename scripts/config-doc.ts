@@ -3,7 +3,7 @@
 // row below comes from the keys' own descriptions, types, defaults and reload policies.
 import { fileURLToPath } from 'node:url';
 import { configurationMarkdown } from '../lib/config/render.js';
-import { serviceConfigSchema } from '../lib/cli/commands/service-config.js';
+import { serviceConfigSchema } from '../app/service-config.js';
 
 export const CONFIG_DOC = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 
@@ -40,7 +40,7 @@ unit (\`64MiB\`, \`1GB\`).
 
 For contributors: a service keeps its section in its own file (zod, each key with \`.describe()\`, and
 \`reloadable(schema, policy)\` where Antrea reloads it) and joins the service configuration in
-\`lib/cli/commands/service-config.ts\`; defining an Antrea key there replaces its placeholder. Then run
+\`app/service-config.ts\`; defining an Antrea key there replaces its placeholder. Then run
 \`npm run generate\`.
 `;
 

@@ -2,8 +2,8 @@
 // and the decode command's JSON and text formatting of whatever decodes, then the ingest transcoders
 // (transcodeMessage, every FlowRecord Avro-decoded) on as many mutations, and reports the counts.
 // Exits 1 if anything other than an IpfixError was thrown.
-import { transcoderTarget } from '../ingest/records/fuzz-testing.js';
-import { jsonLine, jsonLinePrefix, recordToText } from '../lib/cli/commands/decode-format.js';
+import { transcoderTarget } from '../ingest/records/testing/fuzz-target.js';
+import { jsonLine, jsonLinePrefix, recordToText } from '../app/cli/commands/decode-format.js';
 import { decoderTarget, type FuzzReport, fuzzTarget } from '../lib/ipfix/testing/fuzz.js';
 
 const iterations = Number(process.argv[2] ?? 100_000);

@@ -14,7 +14,7 @@ import { startKafka } from '../integration-tests/harness/kafka.js';
 import { startS3 } from '../integration-tests/harness/s3.js';
 import { schemaRegistryEnv, startSchemaRegistry } from '../integration-tests/harness/schema-registry.js';
 
-const ROOTS = ['bin', 'lib', 'schemas', 'ingest', 'processor', 'exporters', 'integration-tests', 'bench', 'scripts', 'infra'];
+const ROOTS = ['bin', 'app', 'simulate', 'ingest', 'processor', 'exporters', 'schemas', 'lib', 'integration-tests', 'bench', 'scripts', 'infra'];
 
 function findTests(dir: string, out: string[]): string[] {
   for (const name of readdirSync(dir)) {

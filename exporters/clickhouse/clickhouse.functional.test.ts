@@ -9,7 +9,7 @@ import { isFlowaggError } from '../../lib/errors.js';
 import { clickHouseForTests } from '../../integration-tests/harness/clickhouse.js';
 import { CLICKHOUSE_COLUMNS, COUNTER_COLUMNS } from '../row/columns.js';
 import { toFlowRow } from '../row/flow-row.js';
-import { aggregatedRecord, batchOf, closedPort } from '../testing.js';
+import { aggregatedRecord, batchOf, closedPort } from '../testing/records.js';
 import { clickHouseSection } from './config.js';
 import { createClickHouseExporter } from './index.js';
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { after, test } from 'node:test';
 import { createClient } from '@clickhouse/client';
 import { clickHouseForTests } from '../../integration-tests/harness/clickhouse.js';
-import { exportThroughCrashes } from '../crash-testing.js';
+import { exportThroughCrashes } from '../testing/crash.js';
 
 const { server, skip } = clickHouseForTests();
 const admin = server && createClient({ url: server.url, keep_alive: { enabled: false } });

@@ -15,7 +15,7 @@ import { topicsSchema } from '../../lib/log/topics.js';
 import { COUNTER_COLUMNS } from '../row/columns.js';
 import { toFlowRow } from '../row/flow-row.js';
 import { createExportRunner } from '../runner.js';
-import { eventually, flowThroughOutage } from '../testing.js';
+import { eventually, flowThroughOutage } from '../testing/records.js';
 import { clickHouseSection } from './config.js';
 import { createClickHouseExporter } from './index.js';
 

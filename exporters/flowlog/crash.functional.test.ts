@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'node:test';
-import { exportThroughCrashes } from '../crash-testing.js';
+import { exportThroughCrashes } from '../testing/crash.js';
 import { listBackups } from './backups.js';
 
 test('flow log: SIGKILL at random moments ten times, every record once', { timeout: 600_000 }, async (t) => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FLOW_LOG_FIELDS } from '../row/columns.js';
 import { type FlowRow, toFlowRow } from '../row/flow-row.js';
-import { aggregatedRecord, flowRecord } from '../testing.js';
+import { aggregatedRecord, flowRecord } from '../testing/records.js';
 import { csvField, csvLineFormatter, prettyPolicyType, prettyProtocol, prettyRuleAction } from './csv.js';
 
 describe('flow log CSV', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toFlowRow } from '../row/flow-row.js';
-import { flowRecord } from '../testing.js';
+import { flowRecord } from '../testing/records.js';
 import { flowLoggerSection } from './config.js';
 import { compileFilters } from './filters.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { isFlowaggError } from '../../lib/errors.js';
-import { batchOf } from '../testing.js';
+import { batchOf } from '../testing/records.js';
 import { flowLoggerSection } from './config.js';
 import { createFlowLogExporter } from './index.js';
 

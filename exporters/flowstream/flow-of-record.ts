@@ -1,11 +1,11 @@
 // A processed FlowRecord back into Antrea's `Flow`, as the FlowStreamService sends it: the collector's mapping
-// table (ingest/grpc/flow-mapping.ts) read the other way, plus what the processor adds: the aggregation
+// table (schemas/antrea-flow-mapping.ts) read the other way, plus what the processor adds: the aggregation
 // counters, end times and throughputs (Aggregate mode), flowDirection (Proxy mode) and the Pod labels.
 // Zero cluster, Service and SNAT addresses become empty bytes, as Antrea's IPFIX collector leaves them.
 import { parseIpv4Into, parseIpv6Into } from '../../lib/ipfix/text.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
-import { LEAVES } from '../../ingest/grpc/flow-fields.js';
-import { FLOW_MAPPING } from '../../ingest/grpc/flow-mapping.js';
+import { LEAVES } from '../../schemas/antrea-flow-fields.js';
+import { FLOW_MAPPING } from '../../schemas/antrea-flow-mapping.js';
 import { type FlowObject } from './filter.js';
 
 /** Aggregation fields: FlowRecord field → path under `aggregation`. */

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { isFlowaggError } from '../../lib/errors.js';
 import { startTcpCollector, startUdpCollector } from '../../integration-tests/harness/collector.js';
-import { issueCA, issueClientCert, issueServerCert } from '../../ingest/tls/issue.js';
-import { numberedRecord } from '../testing.js';
+import { issueCA, issueClientCert, issueServerCert } from '../../lib/tls/issue.js';
+import { numberedRecord } from '../testing/records.js';
 import { IPFIX_EXPORT_CONNECT, IPFIX_EXPORT_TLS } from './errors.js';
-import { batchOf, decodeCollected, ipfixExporter } from './testing.js';
+import { batchOf, decodeCollected, ipfixExporter } from './testing/exporter.js';
 
 const signal = new AbortController().signal;
 const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => numberedRecord(from + i));

@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { observationDomainIdOf } from '../../lib/k8s/cluster-identity.js';
-import { FakeKubeApiServer, kubeConfigFor } from '../../lib/k8s/testing.js';
+import { FakeKubeApiServer, kubeConfigFor } from '../../lib/k8s/testing/fake-api-server.js';
 import { startTcpCollector } from '../../integration-tests/harness/collector.js';
-import { numberedRecord } from '../testing.js';
+import { numberedRecord } from '../testing/records.js';
 import { kubernetesReads } from './k8s.js';
-import { batchOf, decodeCollected, ipfixExporter } from './testing.js';
+import { batchOf, decodeCollected, ipfixExporter } from './testing/exporter.js';
 
 const UUID = '4b2f8c1e-0d3a-4e5f-9a6b-7c8d9e0f1a2b';
 

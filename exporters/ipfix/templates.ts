@@ -2,7 +2,7 @@
 // FlowRecord becomes its values.
 import { type Template } from '../../lib/ipfix/types.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
-import { element } from '../../schemas/ipfix-registry.js';
+import { element } from '../../lib/ipfix/registry.js';
 import { type ElementOptions, IPV4_TEMPLATE_ID, IPV6_TEMPLATE_ID, templateElements } from './elements.js';
 import { type RecordValues, recordValues } from './record-values.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { flowRecordReader, flowRecordWriter } from '../../schemas/flow-record.js';
-import { aggregatedRecord, flowRecord } from '../testing.js';
+import { aggregatedRecord, flowRecord } from '../testing/records.js';
 import { toFlowRow } from './flow-row.js';
 
 describe('toFlowRow', () => {

@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { readBucketLines, s3ForTests, TEST_S3_CREDENTIALS } from '../../integration-tests/harness/s3.js';
 import { S3_FIELDS } from '../row/columns.js';
-import { exportThroughCrashes } from '../crash-testing.js';
+import { exportThroughCrashes } from '../testing/crash.js';
 
 const { endpoint, skip } = s3ForTests();
 const s3 = endpoint === undefined ? undefined : new S3Client({ endpoint, region: 'us-west-2', forcePathStyle: true, credentials: TEST_S3_CREDENTIALS });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toFlowRow } from '../row/flow-row.js';
-import { aggregatedRecord, flowRecord } from '../testing.js';
+import { aggregatedRecord, flowRecord } from '../testing/records.js';
 import { s3CsvLine } from './csv.js';
 
 describe('S3 CSV line', () => {

@@ -15,7 +15,7 @@ import { topicsSchema } from '../../lib/log/topics.js';
 import { COUNTER_COLUMNS, S3_FIELDS } from '../row/columns.js';
 import { toFlowRow } from '../row/flow-row.js';
 import { createExportRunner } from '../runner.js';
-import { eventually, flowThroughOutage } from '../testing.js';
+import { eventually, flowThroughOutage } from '../testing/records.js';
 import { s3UploaderSection } from './config.js';
 import { createS3Exporter } from './index.js';
 

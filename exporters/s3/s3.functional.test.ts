@@ -8,7 +8,7 @@ import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client }
 import { isFlowaggError } from '../../lib/errors.js';
 import { s3ForTests, TEST_S3_CREDENTIALS } from '../../integration-tests/harness/s3.js';
 import { toFlowRow } from '../row/flow-row.js';
-import { aggregatedRecord, batchOf, closedPort } from '../testing.js';
+import { aggregatedRecord, batchOf, closedPort } from '../testing/records.js';
 import { s3UploaderSection } from './config.js';
 import { createS3Exporter, objectKey } from './index.js';
 

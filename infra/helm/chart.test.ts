@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { serviceConfigSchema } from '../../lib/cli/commands/service-config.js';
+import { serviceConfigSchema } from '../../app/service-config.js';
 import { type Manifest, parseManifests, validateManifest } from './manifests.js';
 
 const CHART = join(import.meta.dirname, 'flowagg');

@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as grpc from '@grpc/grpc-js';
 import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
-import { agentFlow, encodeMessage } from '../grpc/testing.js';
+import { agentFlow, encodeMessage } from '../grpc/testing/flows.js';
 import { finish, HEALTHZ_P99_MS, metricValue, startProbe, startTarget, tcpFrom } from './testing/harness.js';
 
 const identity = (b: Buffer) => b;

@@ -16,7 +16,7 @@ import { registry } from '../../lib/telemetry/metrics.js';
 import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
 import { ingestConfig } from '../config.js';
 import { createIngest } from '../index.js';
-import { agentFlow, encodeMessage } from './testing.js';
+import { agentFlow, encodeMessage } from './testing/flows.js';
 
 const identity = (b: Buffer) => b;
 

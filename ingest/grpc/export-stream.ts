@@ -10,11 +10,11 @@
 import { type ServerReadableStream, type sendUnaryData, status } from '@grpc/grpc-js';
 import { errorMessage, isFlowaggError } from '../../lib/errors.js';
 import { type ProduceRecord } from '../../lib/log/types.js';
-import { exporterAddress } from '../listeners/address.js';
+import { exporterAddress } from '../../lib/listeners/address.js';
 import { ingestMetrics } from '../metrics.js';
 import { type ProduceQueue } from '../produce-queue.js';
-import { type RecordBuffer } from '../records/record-buffer.js';
-import { FlowFields, forEachFlow, readFlow } from './flow-fields.js';
+import { type RecordBuffer } from '../../schemas/record-buffer.js';
+import { FlowFields, forEachFlow, readFlow } from '../../schemas/antrea-flow-fields.js';
 import { type FlowTranscoder, type GrpcOrigin } from './flow-transcode.js';
 import { grpcMetrics } from './metrics.js';
 

@@ -5,11 +5,11 @@ import { FlowaggError } from '../../lib/errors.js';
 import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import { antreaType } from '../../schemas/antrea-proto.js';
 import { type FlowRecord, flowRecordWriter } from '../../schemas/flow-record.js';
-import { MAX_LONG } from '../records/avro-binary.js';
+import { MAX_LONG } from '../../schemas/avro-binary.js';
 import { type EncodedFlowRecord, encodeFlowRecord } from '../records/build.js';
 import { GRPC_INVALID_FLOW, GRPC_MALFORMED } from './errors.js';
-import { type Leaf, LEAVES } from './flow-fields.js';
-import { ADDRESS_LEAVES, FLOW_MAPPING, flowFamily, PROVENANCE_LEAVES, uuidBytes } from './flow-mapping.js';
+import { type Leaf, LEAVES } from '../../schemas/antrea-flow-fields.js';
+import { ADDRESS_LEAVES, FLOW_MAPPING, flowFamily, PROVENANCE_LEAVES, uuidBytes } from '../../schemas/antrea-flow-mapping.js';
 import { type GrpcOrigin } from './flow-transcode.js';
 
 const FlowType = antreaType('Flow');

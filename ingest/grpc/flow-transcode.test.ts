@@ -4,13 +4,13 @@ import fc from 'fast-check';
 import { isFlowaggError } from '../../lib/errors.js';
 import { formatIpv4 } from '../../lib/ipfix/text.js';
 import { flowRecordReader } from '../../schemas/flow-record.js';
-import { parseFlowKey } from '../records/flow-key.js';
-import { RecordBuffer } from '../records/record-buffer.js';
+import { parseFlowKey } from '../../schemas/flow-key.js';
+import { RecordBuffer } from '../../schemas/record-buffer.js';
 import { GRPC_INVALID_FLOW, GRPC_MALFORMED } from './errors.js';
-import { FlowFields, readFlow } from './flow-fields.js';
+import { FlowFields, readFlow } from '../../schemas/antrea-flow-fields.js';
 import { referenceEncode } from './flow-reference.js';
 import { FlowTranscoder, type GrpcOrigin } from './flow-transcode.js';
-import { agentFlow, encodeFlow, flowArbitrary, uuidOf } from './testing.js';
+import { agentFlow, encodeFlow, flowArbitrary, uuidOf } from './testing/flows.js';
 
 const origin: GrpcOrigin = { exporterAddress: '10.0.0.5', exporterPort: 40_123 };
 const originBytes = Buffer.from(origin.exporterAddress);

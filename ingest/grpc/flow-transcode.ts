@@ -10,14 +10,14 @@ import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import { type AvroFraming, framingHeader } from '../../schemas/avro.js';
 import { FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA, FLOW_RECORD_TYPE } from '../../schemas/flow-record.js';
 import { compileFunction } from '../../lib/ipfix/codegen.js';
-import { MAX_LONG, ViewCache, copyBytes, writeIpfixString, writeLong, writeVarint, writeZeros } from '../records/avro-binary.js';
-import { FLOW_KEY_MAX_LENGTH, FlowKeyInput, writeFlowKey } from '../records/flow-key.js';
+import { MAX_LONG, ViewCache, copyBytes, writeIpfixString, writeLong, writeVarint, writeZeros } from '../../schemas/avro-binary.js';
+import { FLOW_KEY_MAX_LENGTH, FlowKeyInput, writeFlowKey } from '../../schemas/flow-key.js';
 import { hasText } from '../records/ipfix-read.js';
-import { type RecordBuffer } from '../records/record-buffer.js';
+import { type RecordBuffer } from '../../schemas/record-buffer.js';
 import { Emitter } from '../records/transcode.js';
 import { GRPC_INVALID_FLOW } from './errors.js';
-import { type FlowFields, type Leaf, LEAVES, SLOT } from './flow-fields.js';
-import { ADDRESS_LEAVES, type FieldMapping, FLOW_MAPPING, flowFamily, PROVENANCE_LEAVES } from './flow-mapping.js';
+import { type FlowFields, type Leaf, LEAVES, SLOT } from '../../schemas/antrea-flow-fields.js';
+import { ADDRESS_LEAVES, type FieldMapping, FLOW_MAPPING, flowFamily, PROVENANCE_LEAVES } from '../../schemas/antrea-flow-mapping.js';
 
 /** Where the flows of one stream come from. */
 export interface GrpcOrigin {
@@ -202,7 +202,7 @@ export class FlowTranscoder {
     out.pos = p;
   }
 
-  /** The flow key (ingest/records/flow-key.ts) from the flow's addresses, copied side by side. */
+  /** The flow key (schemas/flow-key.ts) from the flow's addresses, copied side by side. */
   #writeKey(f: FlowFields, family: 4 | 6, size: number, o: Uint8Array, p: number): number {
     const k = this.#key.reset(this.#keyBytes);
     const scratch = this.#keyBytes;

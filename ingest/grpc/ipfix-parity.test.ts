@@ -9,12 +9,12 @@ import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import { type FieldValue } from '../../lib/ipfix/types.js';
 import { ANTREA_AGENT_FIELDS } from '../../lib/ipfix/testing/templates.js';
 import { type FlowRecord, flowRecordReader } from '../../schemas/flow-record.js';
-import { RecordBuffer } from '../records/record-buffer.js';
-import { contextFor, encodeRecord, templateOf } from '../records/testing.js';
+import { RecordBuffer } from '../../schemas/record-buffer.js';
+import { contextFor, encodeRecord, templateOf } from '../records/testing/records.js';
 import { compileTranscoder } from '../records/transcode.js';
-import { FlowFields, readFlow } from './flow-fields.js';
+import { FlowFields, readFlow } from '../../schemas/antrea-flow-fields.js';
 import { FlowTranscoder } from './flow-transcode.js';
-import { agentFlow, encodeFlow, type FlowObject } from './testing.js';
+import { agentFlow, encodeFlow, type FlowObject } from './testing/flows.js';
 
 const UUIDS = ['sourcePodUUID', 'sourceNodeUUID', 'ingressNetworkPolicyUUID'] as const;
 const PROVENANCE = ['exporterAddress', 'exporterPort', 'transport', 'observationDomainId', 'exportTime', 'sequenceNumber', 'templateId', 'receiveTime'];

@@ -13,11 +13,11 @@ import { componentLogger } from '../../lib/telemetry/logger.js';
 import { CappedLabel } from '../../lib/telemetry/capped-label.js';
 import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
 import { type ProduceQueue } from '../produce-queue.js';
-import { startCertificateSource } from '../tls/start.js';
-import { tlsSection } from '../tls/config.js';
+import { startCertificateSource } from '../../lib/tls/start.js';
+import { tlsSection } from '../../lib/tls/config.js';
 import { startGrpcCollector } from './collector.js';
 import { grpcSection } from './config.js';
-import { agentFlow, encodeMessage } from './testing.js';
+import { agentFlow, encodeMessage } from './testing/flows.js';
 
 const identity = (b: Buffer) => b;
 

@@ -3,8 +3,8 @@ import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type StreamCloseReason, type StreamReader, type StreamSink, readStream } from './stream.js';
-import { ConnectionAdmission } from './admission.js';
-import { listenTcp } from './tcp.js';
+import { ConnectionAdmission } from '../../lib/listeners/admission.js';
+import { listenTcp } from '../../lib/listeners/tcp.js';
 
 function message(length: number, fill: number): Buffer {
   const b = Buffer.alloc(length, fill);

@@ -11,9 +11,9 @@ import { type AvroWriter } from '../../schemas/avro.js';
 import {
   type ExtraField, FLOW_RECORD_FIELDS, type FlowRecord, type FlowRecordField, type SourceFieldName, type TimeField,
 } from '../../schemas/flow-record.js';
-import { MAX_LONG } from './avro-binary.js';
+import { MAX_LONG } from '../../schemas/avro-binary.js';
 import { type MessageContext } from './context.js';
-import { flowKeyOfRecord } from './flow-key.js';
+import { flowKeyOfRecord } from '../../schemas/flow-key.js';
 import { planFor, type RecordPlan, type TimePlan } from './plan.js';
 
 /** The raw bytes of template field `index` of the record. */

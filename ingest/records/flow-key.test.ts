@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { partitionForKey } from '../../lib/log/partitioner.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
-import { flowKeyOfRecord, parseFlowKey } from './flow-key.js';
-import { RecordBuffer } from './record-buffer.js';
+import { flowKeyOfRecord, parseFlowKey } from '../../schemas/flow-key.js';
+import { RecordBuffer } from '../../schemas/record-buffer.js';
 import { antreaAgentTemplate } from '../../lib/ipfix/testing/templates.js';
-import { contextFor, encodeRecord } from './testing.js';
+import { contextFor, encodeRecord } from './testing/records.js';
 import { compileTranscoder } from './transcode.js';
 
 const ip4 = (s: string) => Buffer.from(s.split('.').map(Number));

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fuzzTarget } from '../../lib/ipfix/testing/fuzz.js';
-import { transcoderTarget } from './fuzz-testing.js';
+import { transcoderTarget } from './testing/fuzz-target.js';
 
 test('5,000 mutated fixture messages through transcodeMessage: every record Avro-decodes, only IpfixErrors thrown', () => {
   const report = fuzzTarget(transcoderTarget(), 5000, 20261201);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { readValue } from '../../lib/ipfix/field-codec.js';
-import { MAX_LONG } from './avro-binary.js';
+import { MAX_LONG } from '../../schemas/avro-binary.js';
 import { hasText, ntpMicrosToMs, ntpNanosToMs, safeSignedAt, safeUnsigned64, safeUnsignedAt, signedAt, unsignedAt } from './ipfix-read.js';
 
 /** What the transcoder must produce for a codec value: the number when avsc can write it as a long, else NaN. */

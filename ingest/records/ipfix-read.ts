@@ -2,7 +2,7 @@
 // transcoder needs them: as JS numbers, NaN where a value is not a safe integer, and times as the IPFIX codec reads
 // them (lib/ipfix/field-codec.ts) so that the transcoder and the codec-based builder agree.
 import { NTP_UNIX_OFFSET } from '../../lib/ipfix/field-codec.js';
-import { MAX_LONG } from './avro-binary.js';
+import { MAX_LONG } from '../../schemas/avro-binary.js';
 
 const TWO32 = 4294967296;
 const MAX_SAFE_HI = 0x200000;

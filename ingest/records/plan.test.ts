@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Template, type TemplateField, VARIABLE_LENGTH } from '../../lib/ipfix/types.js';
 import { FLOW_RECORD_FIELDS } from '../../schemas/flow-record.js';
-import { element, lookupElement } from '../../schemas/ipfix-registry.js';
+import { element, lookupElement } from '../../lib/ipfix/registry.js';
 import { planRecord } from './plan.js';
 
 const f = (name: string, length?: number): TemplateField => ({ ie: element(name), length: length ?? element(name).length, scope: false });

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { antreaAgentTemplate, antreaAgentValues } from '../../lib/ipfix/testing/templates.js';
 import { readProvenance } from './provenance.js';
-import { RecordBuffer } from './record-buffer.js';
-import { contextFor, encodeRecord } from './testing.js';
+import { RecordBuffer } from '../../schemas/record-buffer.js';
+import { contextFor, encodeRecord } from './testing/records.js';
 import { compileTranscoder } from './transcode.js';
 
 test('the provenance read from the record prefix is what the transcoder wrote', () => {

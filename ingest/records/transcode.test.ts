@@ -8,10 +8,10 @@ import { TemplateStore } from '../../lib/ipfix/template-store.js';
 import { readManifest, readVendorFile } from '../../lib/ipfix/testing/fixtures.js';
 import { type InfoElement, type Template, VARIABLE_LENGTH } from '../../lib/ipfix/types.js';
 import { FLOW_RECORD_FIELDS, flowRecordReader, flowRecordWriter, type RecordOrigin, type Transport } from '../../schemas/flow-record.js';
-import { allElements, element, lookupElement } from '../../schemas/ipfix-registry.js';
-import { RecordBuffer } from './record-buffer.js';
+import { allElements, element, lookupElement } from '../../lib/ipfix/registry.js';
+import { RecordBuffer } from '../../schemas/record-buffer.js';
 import { antreaAgentTemplate, softflowdTemplate } from '../../lib/ipfix/testing/templates.js';
-import { contextFor, encodeRecord, type MessageFacts, referenceEncode, templateOf } from './testing.js';
+import { contextFor, encodeRecord, type MessageFacts, referenceEncode, templateOf } from './testing/records.js';
 import { compileTranscoder, type Transcoder } from './transcode.js';
 
 const writer = flowRecordWriter();

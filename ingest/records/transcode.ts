@@ -17,12 +17,12 @@ import { type FieldValue, type Template } from '../../lib/ipfix/types.js';
 import { type AvroFraming, type AvroType, framingHeader } from '../../schemas/avro.js';
 import { FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA, FLOW_RECORD_TYPE, type FlowRecordField, flowRecordWriter } from '../../schemas/flow-record.js';
 import { buildFlowRecord, encodeFlowRecord } from './build.js';
-import { copyBytes, ViewCache, writeBytes, writeIpfixString, writeLong, writeVarint, writeZeros } from './avro-binary.js';
+import { copyBytes, ViewCache, writeBytes, writeIpfixString, writeLong, writeVarint, writeZeros } from '../../schemas/avro-binary.js';
 import { type MessageContext, ORIGIN_FIELDS } from './context.js';
 import { hasText, limitLong, ntpMicrosToMs, ntpNanosToMs, safeSignedAt, safeUnsigned64, safeUnsignedAt, signedAt, unsignedAt } from './ipfix-read.js';
-import { FLOW_KEY_MAX_LENGTH, FlowKeyInput, writeFlowKey } from './flow-key.js';
+import { FLOW_KEY_MAX_LENGTH, FlowKeyInput, writeFlowKey } from '../../schemas/flow-key.js';
 import { planFor, type RecordPlan, type TimePlan } from './plan.js';
-import { type RecordBuffer } from './record-buffer.js';
+import { type RecordBuffer } from '../../schemas/record-buffer.js';
 
 /** Writes the record whose fields scanRecord located (starts, lengths) into `out`. */
 type WriteRecord = (b: Uint8Array, starts: Int32Array, lengths: Int32Array, recordLength: number, msg: MessageContext, out: RecordBuffer) => void;

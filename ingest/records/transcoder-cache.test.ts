@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { antreaAgentTemplate, softflowdTemplate } from '../../lib/ipfix/testing/templates.js';
 import { flowRecordReader } from '../../schemas/flow-record.js';
-import { RecordBuffer } from './record-buffer.js';
-import { contextFor, encodeRecord } from './testing.js';
+import { RecordBuffer } from '../../schemas/record-buffer.js';
+import { contextFor, encodeRecord } from './testing/records.js';
 import { layoutKey, TranscoderCache } from './transcoder-cache.js';
 
 const ORIGIN = { exporterAddress: '10.1.2.3', exporterPort: 4000, transport: 'udp' } as const;

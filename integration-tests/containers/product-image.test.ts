@@ -17,7 +17,7 @@ import { runSoftflowd } from '../harness/softflowd.js';
 import { expectedExport, writeTrafficPcap } from '../harness/softflowd-export.js';
 import { requireTools, SOFTFLOWD } from '../harness/tools.js';
 import { conversationMix, renderTraffic } from '../harness/traffic.js';
-import { readFlowRecords, softflowdView } from '../../ingest/testing.js';
+import { readFlowRecords, softflowdView } from '../../ingest/testing/fakes.js';
 import { logConfigSchema } from '../../lib/log/config.js';
 import { openLog } from '../../lib/log/index.js';
 

@@ -11,8 +11,8 @@ import { test } from 'node:test';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
 import { spawnTs } from '../../lib/log/embedded/testing/spawn.js';
 import { topicsSchema } from '../../lib/log/topics.js';
-import { CollectedDecoder } from '../../exporters/ipfix/testing.js';
-import { numberedRecord, writeRecords } from '../../exporters/testing.js';
+import { CollectedDecoder } from '../../exporters/ipfix/testing/exporter.js';
+import { numberedRecord, writeRecords } from '../../exporters/testing/records.js';
 import { startTcpCollector } from '../harness/collector.js';
 
 const TOTAL = 40_000;

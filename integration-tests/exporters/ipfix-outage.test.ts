@@ -9,8 +9,8 @@ import { test } from 'node:test';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
 import { topicsSchema } from '../../lib/log/topics.js';
 import { createExportRunner } from '../../exporters/runner.js';
-import { CollectedDecoder, ipfixExporter } from '../../exporters/ipfix/testing.js';
-import { numberedRecord, writeRecords } from '../../exporters/testing.js';
+import { CollectedDecoder, ipfixExporter } from '../../exporters/ipfix/testing/exporter.js';
+import { numberedRecord, writeRecords } from '../../exporters/testing/records.js';
 import { startTcpCollector } from '../harness/collector.js';
 
 const TOTAL = 100_000;

@@ -5,7 +5,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issueCA, issueServerCert } from '../../ingest/tls/issue.js';
+import { issueCA, issueServerCert } from '../../lib/tls/issue.js';
 import { type OnNetwork, hostOf, localContainer } from './containers.js';
 
 /** The user with a password of the image (infra/images/clickhouse/users.d) and of infra/dev/clickhouse. */

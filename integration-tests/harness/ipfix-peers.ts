@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FlowaggError } from '../../lib/errors.js';
 import { type Dump, parseIpfixDump } from '../../lib/ipfix/testing/ipfixdump.js';
-import { allElements } from '../../schemas/ipfix-registry.js';
+import { allElements } from '../../lib/ipfix/registry.js';
 import { HARNESS_TOOL_FAILED, findExecutable, runTool } from './tools.js';
 
 const ANTREA_PEN = 56506;

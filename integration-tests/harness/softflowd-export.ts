@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CollectedMessage, startTcpCollector, startUdpCollector } from './collector.js';
-import { writePcap } from '../../lib/capture/testing.js';
+import { writePcap } from '../../lib/capture/testing/pcap-files.js';
 import { runSoftflowd, type SoftflowdRun, type SoftflowdTimeFormat } from './softflowd.js';
 import { type ExpectedRecord, expectedSoftflowdRecords, softflowdTimeUs } from './softflowd-flows.js';
 import { type Traffic } from './traffic.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { writePcap } from '../../lib/capture/testing.js';
+import { writePcap } from '../../lib/capture/testing/pcap-files.js';
 import { requireTools, runTool, TSHARK } from './tools.js';
 import { conversationMix, type DirectionFlow, renderTraffic } from './traffic.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isFlowaggError } from '../../lib/errors.js';
-import { readPcapBuffer } from '../../lib/capture/testing.js';
+import { readPcapBuffer } from '../../lib/capture/testing/pcap-files.js';
 import { collectorPcap, parseCflowJson, tsharkDecodeIpfix } from './tshark.js';
 import { cflowField, parseTsharkRelativeMs, parseTsharkTime } from './tshark-fields.js';
 import { HARNESS_TOOL_OUTPUT, requireTools, TSHARK } from './tools.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FlowaggError } from '../../lib/errors.js';
 import { ethernetFrame } from './packets.js';
-import { writePcap } from '../../lib/capture/testing.js';
+import { writePcap } from '../../lib/capture/testing/pcap-files.js';
 import { type CflowValue, cflowField } from './tshark-fields.js';
 import { HARNESS_TOOL_OUTPUT, runTool } from './tools.js';
 

@@ -6,7 +6,7 @@
 import { type NormalizedField } from '../harness/flow-view.js';
 import { type TsharkRecord } from '../harness/tshark.js';
 import { type DataRecord, type FieldValue, type InfoElement } from '../../lib/ipfix/index.js';
-import { elementByName } from '../../schemas/ipfix-registry.js';
+import { elementByName } from '../../lib/ipfix/registry.js';
 
 export interface ComparableField extends NormalizedField {
   readonly length: number;

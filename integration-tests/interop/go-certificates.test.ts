@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ingestConfig } from '../../ingest/config.js';
 import { createIngest } from '../../ingest/index.js';
-import { DirectoryCertificateStore } from '../../ingest/tls/directory-store.js';
-import { CertificateProvider } from '../../ingest/tls/provider.js';
+import { DirectoryCertificateStore } from '../../lib/tls/directory-store.js';
+import { CertificateProvider } from '../../lib/tls/provider.js';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
 import { goTlsCheck, requireGoProgram, type TlsCheckResult } from '../harness/go.js';
 

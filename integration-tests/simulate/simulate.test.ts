@@ -10,12 +10,12 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ingestConfig } from '../../ingest/config.js';
 import { createIngest, type Ingest } from '../../ingest/index.js';
-import { readFlowRecords } from '../../ingest/testing.js';
+import { readFlowRecords } from '../../ingest/testing/fakes.js';
 import { parseIpv4Into, parseIpv6Into, formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
 import { type MessageLog } from '../../lib/log/types.js';
-import { DELTA_COUNTERS } from '../../lib/simulate/counters.js';
-import { type SimulationReport } from '../../lib/simulate/report.js';
+import { DELTA_COUNTERS } from '../../simulate/counters.js';
+import { type SimulationReport } from '../../simulate/report.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
 import { runTool } from '../harness/tools.js';
 

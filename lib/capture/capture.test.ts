@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { CAPTURE_ERR } from './errors.js';
 import { capturedMessages } from './messages.js';
 import { udpOf } from './packet.js';
-import { type Datagram, LINKTYPE, ethernetFrame, pcapFile, pcapngFile, sll2Frame, sllFrame, ipPacket } from './testing.js';
+import { type Datagram, LINKTYPE, ethernetFrame, pcapFile, pcapngFile, sll2Frame, sllFrame, ipPacket } from './testing/pcap-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'flowagg-capture-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

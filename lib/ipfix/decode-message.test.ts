@@ -3,7 +3,7 @@
 // every abstract data type, and set-level errors that leave the rest of the message decoded.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { element } from '../../schemas/ipfix-registry.js';
+import { element } from './registry.js';
 import { decodeMessage } from './decode-message.js';
 import { IPFIX_ERR } from './errors.js';
 import { MessageEncoder } from './message-encoder.js';

@@ -12,7 +12,7 @@
 //   | Template ID (16) | Data Records Length (16, includes these 4 bytes) | records... |
 //
 // Nesting is bounded by DecodeContext.maxDepth; every count derives from bytes actually present.
-import { lookupElement } from '../../schemas/ipfix-registry.js';
+import { lookupElement } from './registry.js';
 import { copyBytes, readValue } from './field-codec.js';
 import { IPFIX_ERR, IpfixError } from './errors.js';
 import { u16, u32 } from './message-header.js';

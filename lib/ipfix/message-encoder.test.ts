@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { allElements, lookupElement } from '../../schemas/ipfix-registry.js';
+import { allElements, lookupElement } from './registry.js';
 import { decodeMessage } from './decode-message.js';
 import { IPFIX_ERR } from './errors.js';
 import { MessageEncoder } from './message-encoder.js';

@@ -22,7 +22,7 @@
 //
 // A record with Field Count 0 (and no scope count) withdraws the template; Template ID = Set ID (2 or 3)
 // withdraws all templates of that kind in the domain.
-import { lookupElement } from '../../schemas/ipfix-registry.js';
+import { lookupElement } from './registry.js';
 import { validFieldLength } from './field-codec.js';
 import { IPFIX_ERR, IpfixError } from './errors.js';
 import { putU16, putU32, u16, u32 } from './message-header.js';

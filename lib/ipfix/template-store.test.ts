@@ -1,7 +1,7 @@
 // The template store and the pool shared by stores: bounded, O(1) per operation, oldest or idlest evicted.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lookupElement } from '../../schemas/ipfix-registry.js';
+import { lookupElement } from './registry.js';
 import { type EvictionReason, TemplatePool } from './template-pool.js';
 import { TemplateStore } from './template-store.js';
 import { type Template } from './types.js';

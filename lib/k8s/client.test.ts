@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { isFlowaggError } from '../errors.js';
 import { K8S_CONFIG_UNAVAILABLE, loadKubeConfig } from './client.js';
-import { FakeKubeApiServer } from './testing.js';
+import { FakeKubeApiServer } from './testing/fake-api-server.js';
 
 describe('loadKubeConfig', () => {
   it('reads a kubeconfig file and reaches the API with its token', async () => {

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../config/load.js';
-import { serviceConfigSchema } from '../cli/commands/service-config.js';
+import { serviceConfigSchema } from '../../app/service-config.js';
 import { kubernetesSection, resolveSourceKind } from './config.js';
 import { InformerMetadataSource, InventoryMetadataSource, openMetadataSource } from './index.js';
-import { FakeKubeApiServer, kubeConfigFor } from './testing.js';
+import { FakeKubeApiServer, kubeConfigFor } from './testing/fake-api-server.js';
 
 describe('kubernetes configuration section', () => {
   it('defaults to Antrea\'s namespace and sync timeout, and to the API server only inside a Pod', () => {

@@ -14,7 +14,7 @@
 //   - past its inactive deadline it lingers `allowedLatenessMs` for late records, then is deleted; else
 //     its next active deadline is set.
 import { type ProduceRecord } from '../../lib/log/types.js';
-import { RecordBuffer } from '../../ingest/records/record-buffer.js';
+import { RecordBuffer } from '../../schemas/record-buffer.js';
 import { type ScannedRecord } from '../../schemas/flow-record-scanner.js';
 import { type MetadataOptions } from '../metadata-fill.js';
 import { FLOW_TYPE_INTER_NODE, flowKeyString, isDenied, isFromSourceNode, needsCorrelation, R, SourceIds } from '../record-input.js';

@@ -1,4 +1,4 @@
-// The parts of a flow key (ingest/records/flow-key.ts) kept as a latin1 string in the flow store:
+// The parts of a flow key (schemas/flow-key.ts) kept as a latin1 string in the flow store:
 //   family (1) | source address (4, 16 or 0) | destination address | protocol (1) | source port (2 BE) | destination port (2 BE)
 // A key without addresses (family 0) reads as IPv4 0.0.0.0, as Antrea exports missing addresses.
 

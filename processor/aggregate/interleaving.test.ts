@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { FlowRecordEncoder } from '../../lib/antrea/records.js';
-import { type AgentRecord, antreaWorkload } from '../../lib/antrea/workload.js';
+import { FlowRecordEncoder } from '../../simulate/antrea/records.js';
+import { type AgentRecord, antreaWorkload } from '../../simulate/antrea/workload.js';
 import { FlowRecordScanner, ScannedRecord } from '../../schemas/flow-record-scanner.js';
-import { aggregatorSettings, decodeOutput } from '../testing.js';
+import { aggregatorSettings, decodeOutput } from '../testing/fakes.js';
 import { Aggregator } from './aggregator.js';
 import { compileOutputEncoder } from './output.js';
 

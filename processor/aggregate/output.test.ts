@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { RecordBuffer } from '../../ingest/records/record-buffer.js';
+import { RecordBuffer } from '../../schemas/record-buffer.js';
 import { flowRecordWriter } from '../../schemas/flow-record.js';
-import { aggregatorSettings, type RecordSpec, scanned, staticMetadata } from '../testing.js';
+import { aggregatorSettings, type RecordSpec, scanned, staticMetadata } from '../testing/fakes.js';
 import { Aggregator } from './aggregator.js';
 import { aggregatedRecord, compileOutputEncoder } from './output.js';
 

@@ -10,8 +10,8 @@
 // schema that writes the Avro bytes straight from the store rows (interned strings keep their encoding).
 // output.test.ts checks both give the same bytes.
 import { compileFunction } from '../../lib/ipfix/codegen.js';
-import { writeLong } from '../../ingest/records/avro-binary.js';
-import { type RecordBuffer } from '../../ingest/records/record-buffer.js';
+import { writeLong } from '../../schemas/avro-binary.js';
+import { type RecordBuffer } from '../../schemas/record-buffer.js';
 import { framingHeader, type AvroFraming } from '../../schemas/avro.js';
 import { FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA, FLOW_RECORD_TYPE, type FlowRecord } from '../../schemas/flow-record.js';
 import {

@@ -1,11 +1,11 @@
-// The synthetic Antrea workload (lib/antrea) through the aggregation: every flow's per-Node delta
+// The synthetic Antrea workload (simulate/antrea) through the aggregation: every flow's per-Node delta
 // counters, summed over its outputs, equal what its records carried, for every kind of flow.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FlowRecordEncoder } from '../../lib/antrea/records.js';
-import { antreaWorkload } from '../../lib/antrea/workload.js';
+import { FlowRecordEncoder } from '../../simulate/antrea/records.js';
+import { antreaWorkload } from '../../simulate/antrea/workload.js';
 import { FlowRecordScanner, ScannedRecord } from '../../schemas/flow-record-scanner.js';
-import { aggregatorSettings, decodeOutput } from '../testing.js';
+import { aggregatorSettings, decodeOutput } from '../testing/fakes.js';
 import { Aggregator } from './aggregator.js';
 import { compileOutputEncoder } from './output.js';
 

@@ -8,15 +8,15 @@ import { describe, test } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FlowRecordEncoder } from '../../lib/antrea/records.js';
-import { antreaWorkload, seededRandom } from '../../lib/antrea/workload.js';
+import { FlowRecordEncoder } from '../../simulate/antrea/records.js';
+import { antreaWorkload, seededRandom } from '../../simulate/antrea/workload.js';
 import { type LogConfigInput } from '../../lib/log/config.js';
 import { spawnTs } from '../../lib/log/embedded/testing/spawn.js';
 import { type MessageLog, type ProduceRecord } from '../../lib/log/types.js';
 import { flowRecordReader } from '../../schemas/flow-record.js';
 import { processorConfig } from '../config.js';
 import { createProcessor } from '../index.js';
-import { waitCaughtUp } from '../testing.js';
+import { waitCaughtUp } from './fakes.js';
 
 export const INPUT_PARTITIONS = 4;
 const CHILD = join(import.meta.dirname, 'processor-child.ts');

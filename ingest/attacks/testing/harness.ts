@@ -22,7 +22,7 @@ import { runSoftflowd } from '../../../integration-tests/harness/softflowd.js';
 import { conversationMix, renderTraffic } from '../../../integration-tests/harness/traffic.js';
 import { openEmbeddedLog } from '../../../lib/log/embedded/index.js';
 import { type FlowRecord } from '../../../schemas/flow-record.js';
-import { readFlowRecords, softflowdView } from '../../testing.js';
+import { readFlowRecords, softflowdView } from '../../testing/fakes.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 /** The latency bound of issue 11, at the 99th percentile. */
@@ -53,7 +53,7 @@ export async function startTarget(t: TestContext, config: Record<string, unknown
     log: { backend: 'embedded', embedded: { dir: join(dataDir, 'log'), fsync: { policy: 'interval' } } },
     apiServer: { apiPort: 0, bindAddress: '127.0.0.1' },
   }));
-  const proc = spawnNice(['--import', 'tsx', join(ROOT, 'lib/cli/main.ts'), 'ingest', '--config', file], { ...process.env, FLOWAGG_LOG_LEVEL: 'info' });
+  const proc = spawnNice(['--import', 'tsx', join(ROOT, 'app/cli/main.ts'), 'ingest', '--config', file], { ...process.env, FLOWAGG_LOG_LEVEL: 'info' });
   let stderr = '';
   const started = new Promise<{ collectors: Target['ports']; http: number }>((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`flowagg ingest exited (${code}) before it ran:\n${stderr}`)));

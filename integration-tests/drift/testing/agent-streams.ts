@@ -2,7 +2,7 @@
 // then filler (a later generation's flows, a few of them, which go on where the judged ones end) until the
 // given agent time, so that an event-time clock moves past every judged flow's deadlines. An Agent's clock
 // may be off: its export times and flow times are shifted, while it still sends when the true time comes.
-import { agentFieldNames, type AgentNode, type AgentRecord, type Workload } from '../../../lib/antrea/workload.js';
+import { agentFieldNames, type AgentNode, type AgentRecord, type Workload } from '../../../simulate/antrea/workload.js';
 
 export interface DueRecord {
   /** The true agent time (s) at which the Agent exports it; its own clock may say otherwise (exportTime). */

@@ -1,10 +1,10 @@
 // One simulated Antrea Agent of the drift sender: its Node's stream of due records, a cursor into it, and
-// its IPFIX-over-TCP connection (lib/simulate's StreamLink: templates first, then data; a new connection is
+// its IPFIX-over-TCP connection (simulate's StreamLink: templates first, then data; a new connection is
 // a new session). It sends what is due before the limit the sender gives it, while its connection takes
 // more; what it does not send yet it keeps (an Agent's buffer), with its original export times.
-import { type AgentNode } from '../../../lib/antrea/workload.js';
-import { type DeltaCarry } from '../../../lib/simulate/carry.js';
-import { type Link } from '../../../lib/simulate/link.js';
+import { type AgentNode } from '../../../simulate/antrea/workload.js';
+import { type DeltaCarry } from '../../../simulate/carry.js';
+import { type Link } from '../../../simulate/link.js';
 import { type DueRecord } from './agent-streams.js';
 import { type SentLedger } from './sent-ledger.js';
 

@@ -7,7 +7,7 @@
 //   flow whose peer never sent anything may be exported with one half, and the processor must have
 //   counted each such half as uncorrelated.
 import { isDeepStrictEqual } from 'node:util';
-import { DELTA_COUNTERS } from '../../../lib/simulate/counters.js';
+import { DELTA_COUNTERS } from '../../../simulate/counters.js';
 import { type Line, lineTuple } from '../../harness/flow-log.js';
 import { type FlowSent, type HalfSent, TOTAL_COUNTERS } from './sent-ledger.js';
 

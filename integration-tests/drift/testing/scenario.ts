@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext } from 'node:test';
-import { antreaWorkload, type AgentNode, type Workload } from '../../../lib/antrea/workload.js';
+import { antreaWorkload, type AgentNode, type Workload } from '../../../simulate/antrea/workload.js';
 import { readFlowLog } from '../../harness/flow-log.js';
 import { type Run } from '../../harness/flowagg-run.js';
 import { agentStreams } from './agent-streams.js';

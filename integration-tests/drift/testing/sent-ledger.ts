@@ -1,8 +1,8 @@
 // What the drift sender really sent, per flow and per Node (half): the sums of the delta counters, the
 // totals of the last record, the 5-tuple its records carry (a FROM_EXTERNAL flow's Pod Node reports the
 // tuple after SNAT) and the Pod names it gave. The judge's expectations come from here, not from the plan.
-import { agentFieldNames, type AgentRecord, type FlowKind, type Half, type Workload } from '../../../lib/antrea/workload.js';
-import { DELTA_COUNTERS, DELTA_INDEXES, emptySums, type Sums } from '../../../lib/simulate/counters.js';
+import { agentFieldNames, type AgentRecord, type FlowKind, type Half, type Workload } from '../../../simulate/antrea/workload.js';
+import { DELTA_COUNTERS, DELTA_INDEXES, emptySums, type Sums } from '../../../simulate/counters.js';
 import { tupleKey } from '../../harness/flow-log.js';
 
 export const TOTAL_COUNTERS = ['packetTotalCount', 'octetTotalCount', 'reversePacketTotalCount', 'reverseOctetTotalCount'] as const;

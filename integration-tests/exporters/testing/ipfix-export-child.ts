@@ -6,7 +6,7 @@ import { openEmbeddedLog } from '../../../lib/log/embedded/index.js';
 import { topicsSchema } from '../../../lib/log/topics.js';
 import { exportMetrics } from '../../../exporters/metrics.js';
 import { createExportRunner } from '../../../exporters/runner.js';
-import { ipfixExporter } from '../../../exporters/ipfix/testing.js';
+import { ipfixExporter } from '../../../exporters/ipfix/testing/exporter.js';
 
 const [dir, port] = process.argv.slice(2) as [string, string];
 // prom-client binds a labelled child's inc to the counter's inc when the child is made (at assignment,

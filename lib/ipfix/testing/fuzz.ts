@@ -3,7 +3,7 @@
 // fields rewritten, splices from other messages), then checks that decodeMessage returns or throws an
 // IpfixError — never anything else — and how long each call took. Deterministic for a given seed.
 import { readFileSync } from 'node:fs';
-import { element } from '../../../schemas/ipfix-registry.js';
+import { element } from '../registry.js';
 import { decodeMessage } from '../decode-message.js';
 import { isIpfixError } from '../errors.js';
 import { MessageEncoder } from '../message-encoder.js';

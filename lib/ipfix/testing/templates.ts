@@ -1,7 +1,7 @@
 // Test and benchmark support: the templates real exporters send, built from the registry, with
 // realistic values. Production code never imports this file.
-import { element } from '../../../schemas/ipfix-registry.js';
-import { agentFieldNames } from '../../antrea/workload.js';
+import { element } from '../registry.js';
+import { agentFieldNames } from '../../../simulate/antrea/workload.js';
 import { type FieldValue, type Template, type TemplateField } from '../types.js';
 
 function field(name: string, length?: number, scope = false): TemplateField {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { registry } from '../../telemetry/metrics.js';
-import { FakeKubeApiServer, kubeConfigFor } from '../testing.js';
+import { FakeKubeApiServer, kubeConfigFor } from '../testing/fake-api-server.js';
 import { InformerMetadataSource, type InformerSourceOptions } from './source.js';
 
 const MIN = 60_000;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MetadataStore } from './metadata-store.js';
-import { node, pod, remove, service, upsert } from './testing.js';
+import { node, pod, remove, service, upsert } from './testing/events.js';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 0, 1);

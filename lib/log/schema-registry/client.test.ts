@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isFlowaggError } from '../../errors.js';
-import { issueCA, issueServerCert } from '../../../ingest/tls/issue.js';
+import { issueCA, issueServerCert } from '../../tls/issue.js';
 import { schemaRegistrySection } from './config.js';
 import { SchemaRegistryClient } from './client.js';
 

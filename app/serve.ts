@@ -1,0 +1,243 @@
+// What `flowagg ingest`, `flowagg process`, `flowagg export` and `flowagg run` share: load the
+// configuration, open the log, start the services and the telemetry HTTP server, and run until SIGINT or
+// SIGTERM, then stop them in the reverse order of their start: the exporters start first and the
+// collectors last, so ingest stops first (no new input), then the processor (it commits what it
+// processed), the exporters last (they finish their batches in flight). Each service runs under a
+// supervisor (lib/service/supervisor.ts): one that keeps failing at runtime ends the command with 1.
+import { formatDiagnostic, loadConfig } from '../lib/config/load.js';
+import { ConfigWatcher } from '../lib/config/watch.js';
+import { publishLogApi, serveLogAdmin } from '../lib/log/admin-api.js';
+import { openLog } from '../lib/log/index.js';
+import { topicValueFraming } from '../lib/log/value-format.js';
+import { FLOW_RECORD_SCHEMA } from '../schemas/flow-record.js';
+import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
+import { type MessageLog } from '../lib/log/types.js';
+import { TelemetryServer } from '../lib/telemetry/http.js';
+import { componentLogger } from '../lib/telemetry/logger.js';
+import { openMetadataSource } from '../lib/k8s/index.js';
+import { type MetadataSource } from '../lib/k8s/metadata.js';
+import { type LogConfig } from '../lib/log/config.js';
+import { supervisionPolicy } from '../lib/service/config.js';
+import { Supervisor } from '../lib/service/supervisor.js';
+import { ServiceStack } from '../lib/service/stack.js';
+import { listenForStop } from './cli/stop-signals.js';
+import { type Service } from '../lib/service/service.js';
+import { createIngest, type Ingest } from '../ingest/index.js';
+import { flowRecords, flowRecordsFilter, processorRecordMetrics } from '../processor/api.js';
+import { createProcessor, type Processor } from '../processor/index.js';
+import { EXPORTER_MODULES } from './exporters/index.js';
+import { type ExporterModule, findExporter } from './exporters/registry.js';
+import { createExportRunner, type ExportRunner } from '../exporters/runner.js';
+import { createFlowStream, type FlowStream } from '../exporters/flowstream/index.js';
+import { type ParsedArgs, stringOption } from './cli/command.js';
+import { type ServiceConfig, serviceConfigSchema } from './service-config.js';
+
+export const SERVICE_OPTIONS = {
+  config: { type: 'string' },
+} as const;
+
+export function fileOf(args: ParsedArgs): { file?: string } {
+  const file = stringOption(args, 'config');
+  return file === undefined ? {} : { file };
+}
+
+/** `withoutFile`: the YAML read in place of a file when --config names none (`flowagg run`'s quick start). */
+export function loadServiceConfig(args: ParsedArgs, overrides: Record<string, unknown> = {}, withoutFile?: string): ServiceConfig {
+  const logger = componentLogger('config');
+  const file = fileOf(args);
+  return loadConfig(serviceConfigSchema, {
+    ...(file.file === undefined && withoutFile !== undefined ? { text: withoutFile } : file),
+    overrides,
+    report: (d) => logger[d.level === 'warning' ? 'warn' : 'info']({ ...d }, formatDiagnostic(d)),
+  });
+}
+
+/**
+ * Antrea's /recordmetrics shape, with the figures of the services this process runs: numRecordsExported
+ * is what the exporters delivered, or with none here what the processor committed to flows.processed.
+ */
+function recordMetrics(ingest: Ingest | undefined, processor: Processor | undefined, runners: readonly ExportRunner[]) {
+  const s = ingest?.stats();
+  const p = processor === undefined ? undefined : processorRecordMetrics(processor);
+  const kinds = new Set(runners.map((r) => r.kind));
+  return {
+    numRecordsExported: runners.length > 0 ? runners.reduce((n, r) => n + r.stats().delivered, 0) : (p?.numRecordsExported ?? 0),
+    numRecordsReceived: s?.records ?? p?.numRecordsProcessed ?? 0,
+    numFlows: p?.numFlows ?? 0,
+    numConnectionsToCollector: s === undefined ? 0 : s.streamSessions + s.udpExporters,
+    numRecordsWritten: s?.written ?? 0,
+    numRecordsDropped: (s?.droppedRecords ?? 0) + (p?.numRecordsDropped ?? 0),
+    numRecordsLostInTransit: s?.lostInTransit ?? 0,
+    numSetsSkipped: s?.skippedSets ?? 0,
+    numBytesSkipped: s?.skippedBytes ?? 0,
+    ...(p !== undefined && { numRecordsProcessed: p.numRecordsProcessed }),
+    withClickHouseExporter: kinds.has('clickhouse'),
+    withS3Exporter: kinds.has('s3'),
+    withLogExporter: kinds.has('flowlog'),
+    withIPFIXExporter: kinds.has('ipfix'),
+  };
+}
+
+/** The exporters a command runs: the named ones, or every one whose section is enabled. */
+function exportersOf(config: ServiceConfig, which: ServeOptions['exporters']): ExporterModule<ServiceConfig>[] {
+  if (which === undefined) return [];
+  if (which === 'enabled') return EXPORTER_MODULES.filter((m) => m.enabled(config));
+  return which.map((kind) => findExporter(EXPORTER_MODULES, kind));
+}
+
+/** How a local client reaches the HTTP server: loopback when it binds every address. */
+function apiUrl(bindAddress: string, port: number): string {
+  const host = bindAddress === '' || bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress === '::' ? '::1' : bindAddress;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+export interface ServeOptions {
+  readonly command: string;
+  /** The configuration file, watched for changes (hot reload). */
+  readonly file?: string;
+  /** Said in the startup log: what this command runs, and what it does not run yet. */
+  readonly notRunning?: readonly string[];
+  /** Default true. */
+  readonly ingest?: boolean;
+  /** Default false. */
+  readonly processor?: boolean;
+  /** Exporters to run: by kind, or every enabled one; none by default. */
+  readonly exporters?: readonly string[] | 'enabled';
+  readonly signal?: AbortSignal;
+  /** Told the bound ports once everything runs (tests use port 0). */
+  readonly onStarted?: (ports: { readonly http: number; readonly collectors: Readonly<Record<string, number>> }) => void;
+  /** Opens the log (tests wrap it to inject failures); lib/log's openLog by default. */
+  readonly openLog?: (config: LogConfig) => Promise<MessageLog>;
+}
+
+export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<number> {
+  const logger = componentLogger(opts.command);
+  const modules = exportersOf(config, opts.exporters);
+  const log: MessageLog = await (opts.openLog ?? openLog)(config.log);
+  // Registers the FlowRecord schema when log.valueFormat is confluent; a registry that cannot be reached stops the start.
+  const framing = await topicValueFraming(config.log, config.log.topics.flowsRaw, FLOW_RECORD_SCHEMA).catch(async (err: unknown) => {
+    await log.close();
+    throw err;
+  });
+  const stop = listenForStop(logger, opts.signal);
+  let gaveUp: (err: unknown) => void = () => {};
+  const failed = new Promise<'failed'>((resolve) => (gaveUp = () => resolve('failed')));
+  const supervise = <S extends Service>(create: () => S): Supervisor<S> => {
+    const supervisor = new Supervisor(create, { logger, policy: supervisionPolicy(config.supervision) });
+    supervisor.onFailure(gaveUp);
+    return supervisor;
+  };
+  const services = new ServiceStack(logger);
+  const ingest = opts.ingest === false ? undefined : supervise(() => createIngest(config, { log, framing }));
+  let processor: Supervisor<Processor> | undefined;
+  /** Per exporter module, the runner of its current section (none while it is disabled). */
+  const runners = new Map<string, Supervisor<ExportRunner> | undefined>();
+  const liveRunners = () => [...runners.values()].flatMap((r) => (r === undefined ? [] : [r.current]));
+  // Services subscribe to the keys they apply live (watcher.subscribe); ingest has none (Antrea restarts for its keys).
+  const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config') });
+  const reload = () => void watcher?.reload();
+  const http = new TelemetryServer();
+  let unpublish = () => {};
+  if (ingest !== undefined) http.addReadinessCheck('ingest', () => ingest.readiness());
+  http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest?.current, processor?.current, liveRunners()));
+  let flowStream: FlowStream | undefined;
+  try {
+    // Values of flows.processed framed with a schema registry id (log.valueFormat confluent) decode with it.
+    const processed = modules.length === 0 ? undefined : await topicValueFraming(config.log, config.log.topics.flowsProcessed, FLOW_RECORD_SCHEMA);
+    const decoder = new FlowRecordDecoder(processed?.kind === 'confluent' ? processed.schemaId : undefined);
+    const runnerOf = (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => supervise(() => createExportRunner({ log, topics: c.log.topics, exporter: m.create(c, { log }), decoder }));
+    for (const m of modules) {
+      const first = runnerOf(m, config);
+      await first.start();
+      runners.set(m.kind, first);
+      services.push({ name: `export.${m.kind}`, stop: async () => void (await runners.get(m.kind)?.stop()) });
+      http.addReadinessCheck(`export.${m.kind}`, () => runners.get(m.kind)?.readiness() ?? { ready: true, detail: `${m.section} disabled` });
+      // As Antrea does, an exporter whose section changed is stopped and started again with the new section.
+      watcher?.subscribe(
+        (c) => (c as Record<string, unknown>)[m.section],
+        async (section) => {
+          const next = { ...config, [m.section]: section } as ServiceConfig;
+          const runner = runners.get(m.kind);
+          if (runner !== undefined) {
+            logger.info({ exporter: m.kind }, `${m.section} changed: replacing the exporter`);
+            runners.set(m.kind, undefined);
+            await runner.stop();
+          }
+          if (opts.exporters === 'enabled' && !m.enabled(next)) return;
+          const replacement = runnerOf(m, next);
+          await replacement.start();
+          runners.set(m.kind, replacement);
+        },
+      );
+    }
+    if (opts.processor === true) {
+      const metadata: MetadataSource | undefined = openMetadataSource(config.kubernetes);
+      if (metadata !== undefined) {
+        http.addReadinessCheck('kubernetes', () => metadata.readiness());
+        services.push({ name: 'kubernetes', stop: () => metadata.close() });
+      }
+      const output = await topicValueFraming(config.log, config.log.topics.flowsProcessed, FLOW_RECORD_SCHEMA);
+      // A restarted processor applies the podLabels set live since the start.
+      let podLabels = config.recordContents.podLabels;
+      const running = supervise(() => {
+        const p = createProcessor(config, { log, framing: output, inputFraming: framing, ...(metadata && { metadata }) });
+        p.setPodLabels(podLabels);
+        return p;
+      });
+      processor = running;
+      http.addReadinessCheck('processor', () => running.readiness());
+      http.addJsonRoute('/flowrecords', (url) => flowRecords(running.current, flowRecordsFilter(url)));
+      watcher?.subscribe((c) => c.recordContents.podLabels, (on) => {
+        podLabels = on;
+        running.current.setPodLabels(on);
+      });
+      await metadata?.ready();
+      await services.start(running);
+    }
+    if (ingest !== undefined && config.flowStreamService.enable) {
+      const topics = config.log.topics;
+      flowStream = await services.start(createFlowStream({
+        flowStreamService: config.flowStreamService, host: config.ingest.host, tls: config.ingest.tls,
+        flowAggregatorAddress: config.flowAggregatorAddress, topic: topics.flowsProcessed, partitions: topics.flowsProcessedPartitions,
+      }, { log }));
+    }
+    if (ingest !== undefined) await services.start(ingest);
+    watcher?.start();
+    process.on('SIGHUP', reload);
+    const httpPort = await http.listen(config.apiServer.apiPort, config.apiServer.bindAddress || undefined);
+    if (config.log.backend === 'embedded') {
+      // While this process holds the embedded log, `flowagg offsets` reaches it through this API.
+      const token = serveLogAdmin(http, log.admin());
+      unpublish = publishLogApi(config.log.embedded.dir, { url: apiUrl(config.apiServer.bindAddress, httpPort), token });
+    }
+    const notRunning = opts.notRunning ?? [];
+    logger.info(
+      {
+        log: config.log.backend === 'embedded' ? { backend: 'embedded', dir: config.log.embedded.dir } : { backend: 'kafka', brokers: config.log.kafka?.brokers },
+        ...(ingest && { collectors: ingest.current.ports }),
+        ...(processor && { processor: config.mode }),
+        ...(flowStream && { flowStreamService: flowStream.port }),
+        exporters: liveRunners().map((r) => r.kind),
+        http: httpPort,
+        ...(notRunning.length > 0 && { notRunning }),
+      },
+      notRunning.length > 0 ? `flowagg ${opts.command} running; not implemented yet: ${notRunning.join(', ')}` : `flowagg ${opts.command} running`,
+    );
+    opts.onStarted?.({ http: httpPort, collectors: ingest?.current.ports ?? {} });
+    const why = await Promise.race([stop.requested, failed]);
+    if (why === 'failed') {
+      logger.error('a service kept failing: stopping, to be restarted (exit status 1)');
+      return 1;
+    }
+    logger.info({ signal: why }, 'stopping');
+  } finally {
+    process.off('SIGHUP', reload);
+    unpublish();
+    watcher?.close();
+    await http.close();
+    await services.stopAll();
+    await log.close();
+    stop.dispose();
+  }
+  return 0;
+}

@@ -1,0 +1,35 @@
+// The ingest transcoders as a fuzz target (lib/ipfix/testing/fuzz.ts mutates real messages): every mutated
+// message goes through transcodeMessage in a session of its own, with shared transcoders compiled after a few
+// records, and every FlowRecord it yields is Avro-decoded and its flow key parsed. A record that does not
+// decode, or a key that does not parse, is thrown as a plain Error: a crash, as much a bug as an exception.
+import { type FuzzTarget } from '../../../lib/ipfix/testing/fuzz.js';
+import { flowRecordReader } from '../../../schemas/flow-record.js';
+import { ExporterSession } from '../../session.js';
+import { transcodeMessage } from '../../transcode-message.js';
+import { parseFlowKey } from '../../../schemas/flow-key.js';
+import { RecordBuffer } from '../../../schemas/record-buffer.js';
+import { TranscoderCache } from '../transcoder-cache.js';
+
+export function transcoderTarget(): FuzzTarget<ExporterSession> {
+  const reader = flowRecordReader();
+  // Shared across sessions, as in the service; small, so that eviction and recompiling are fuzzed too.
+  const transcoders = new TranscoderCache({ maxLayouts: 64, compileAfterRecords: 4 });
+  const out = new RecordBuffer();
+  return {
+    session: (transport) => new ExporterSession(transport, { address: '192.0.2.1', port: 4739 }, { templateTtlMs: 1_800_000, now: () => 1_700_000_000_000, maxTemplates: 4096 }),
+    decode: (session, bytes) => {
+      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      out.reset();
+      const t = transcodeMessage(session, buf, out, 1_700_000_000_000, transcoders);
+      for (const r of t.records) {
+        try {
+          reader.decode(r.value!);
+        } catch (err) {
+          throw new Error(`a transcoded record does not decode: ${(err as Error).message}; value ${r.value!.toString('hex')}`);
+        }
+        if (parseFlowKey(r.key!) === undefined) throw new Error(`a transcoded record's flow key does not parse: ${r.key!.toString('hex')}`);
+      }
+      return { records: t.records.length, errors: t.errors };
+    },
+  };
+}

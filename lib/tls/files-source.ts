@@ -1,0 +1,78 @@
+// Certificates issued by someone else (cert-manager, a corporate CA), given as PEM files: read at
+// start, re-read every checkInterval, and 'updated' when their content changed (a mounted Secret was
+// rotated). Nothing is issued; what is checked is that the files parse and the key fits the certificate,
+// not that the CA signed it directly (the certificate file may carry an intermediate chain).
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import { FlowaggError, errorMessage } from '../errors.js';
+import { componentLogger } from '../telemetry/logger.js';
+import { TLS_INVALID_MATERIAL, TLS_NOT_STARTED } from './errors.js';
+import { tlsMetrics } from './metrics.js';
+import { type CertificateSource, type TlsMaterial } from './provider.js';
+
+export interface FilesSourceOptions {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+  checkIntervalMs: number;
+}
+
+export class FilesCertificateSource extends EventEmitter implements CertificateSource {
+  private material: TlsMaterial | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly log = componentLogger('ingest-tls');
+
+  constructor(private readonly opts: FilesSourceOptions) {
+    super();
+  }
+
+  async start(): Promise<void> {
+    this.material = await this.readFiles();
+    this.timer = setInterval(() => void this.reload(), this.opts.checkIntervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  current(): TlsMaterial {
+    if (this.material === undefined) throw new FlowaggError(TLS_NOT_STARTED, 'no certificates yet: start() the certificate source first');
+    return this.material;
+  }
+
+  /** Re-reads the files; keeps the previous material when the new files are unusable. */
+  async reload(): Promise<void> {
+    try {
+      const next = await this.readFiles();
+      const previous = this.material;
+      this.material = next;
+      if (previous !== undefined && (previous.cert !== next.cert || previous.key !== next.key || previous.ca !== next.ca)) this.emit('updated', next);
+    } catch (err) {
+      tlsMetrics.syncFailures.inc();
+      this.log.warn({ err: errorMessage(err) }, 'certificate files unusable; keeping the previous ones');
+    }
+  }
+
+  private async readFiles(): Promise<TlsMaterial> {
+    const { certFile, keyFile, caFile } = this.opts;
+    const context = { certFile, keyFile, caFile };
+    let material: TlsMaterial;
+    try {
+      const [cert, key, ca] = await Promise.all([certFile, keyFile, caFile].map((f) => readFile(f, 'utf8')));
+      material = { cert: cert!, key: key!, ca: ca! };
+    } catch (err) {
+      throw new FlowaggError(TLS_INVALID_MATERIAL, `cannot read the TLS certificate files: ${(err as Error).message}`, { cause: err, context });
+    }
+    let fits: boolean;
+    try {
+      new X509Certificate(material.ca);
+      fits = new X509Certificate(material.cert).checkPrivateKey(createPrivateKey(material.key));
+    } catch (err) {
+      throw new FlowaggError(TLS_INVALID_MATERIAL, `TLS certificate files are not PEM certificates and key: ${(err as Error).message}`, { cause: err, context });
+    }
+    if (!fits) throw new FlowaggError(TLS_INVALID_MATERIAL, `the key in ${keyFile} does not belong to the certificate in ${certFile}`, { context });
+    return material;
+  }
+}

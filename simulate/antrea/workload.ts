@@ -1,0 +1,300 @@
+// A synthetic Antrea cluster and the flow records its agents export: pure and deterministic from a seed,
+// for the processor's tests and benchmark and for `flowagg simulate`.
+//
+//   const w = antreaWorkload({ nodes: 6, flows: 100_000, recordsPerHalf: 5, seed: 1 });
+//   for (const r of w.records()) ...   // every agent record, in export-time order
+//   w.flow(i)                          // flow i: its kind, endpoints, and what its records add up to
+//
+// The cluster: N Nodes (node-0 … node-N-1, Node IPs 192.168.0.i, observation domain = FNV-1 of the Node
+// name as Antrea's agent computes it), P Pods per Node (IPv4 10.a.b.c from the Node's Pod CIDR, IPv6
+// fd00:10::/32), a handful of Services and external hosts.
+// The flows, M concurrent ones, of every kind in a fixed mix (override with `mix`):
+//   intraNode     both Pods on one Node, reported by it alone, both sides named
+//   interNode     Pods on two Nodes, each Node reporting its half (source half: source Pod named and
+//                 Service info; destination half: destination Pod named), in either order
+//   toExternal    a Pod to an outside address, through an Egress
+//   fromExternal  an outside client through a NodePort on one Node, SNATed to that Node's gateway, to a
+//                 Pod on another Node: the ingress Node reports the pre-SNAT tuple with proxySnatIP/Port,
+//                 the Pod's Node the post-SNAT one
+//   denyEgress    a Pod's connection dropped or rejected by an egress rule, reported by its Node only
+//   denyIngress   rejected by an ingress rule at the destination Node, reported by it only
+// A share of the flows is IPv6 (`ipv6Share`). Each reporting agent exports every flow once per export
+// interval (Antrea's activeFlowExportTimeout, 5 s), `recordsPerHalf` times, with cumulative totals and
+// per-interval deltas growing at a per-flow rate; the last record ends the flow (flowEndReason 3,
+// TIME_WAIT). Agents' clocks differ by up to a second, so a flow's two halves arrive in either order.
+//
+// Records are values of the Antrea agent template (agentTemplate(), reference §4.3 "Agent → FA"), so they
+// can be sent as IPFIX or turned into FlowRecords (records.ts).
+import { type FieldValue } from '../../lib/ipfix/types.js';
+
+export const FLOW_KINDS = ['intraNode', 'interNode', 'toExternal', 'fromExternal', 'denyEgress', 'denyIngress'] as const;
+export type FlowKind = (typeof FLOW_KINDS)[number];
+
+export interface WorkloadOptions {
+  /** Nodes in the cluster, at most 4096. */
+  readonly nodes: number;
+  /** Pods per Node, at most 4096. Default 200. */
+  readonly podsPerNode?: number;
+  /** Concurrent flows. */
+  readonly flows: number;
+  /** Records each reporting Node exports per flow. Default 5. */
+  readonly recordsPerHalf?: number;
+  /** Seconds between a Node's exports of a flow. Default 5 (Antrea's activeFlowExportTimeout). */
+  readonly exportIntervalS?: number;
+  /** Share of each kind; normalised. Default: mostly inter-Node, every kind present. */
+  readonly mix?: Partial<Record<FlowKind, number>>;
+  /** Share of IPv6 flows, 0..1. Default 0.1. */
+  readonly ipv6Share?: number;
+  /** Export time of the first records, seconds since the epoch. Default 1,700,000,000. */
+  readonly startTime?: number;
+  readonly seed?: number;
+}
+
+export interface AgentNode {
+  readonly index: number;
+  readonly name: string;
+  /** The exporter address the collector sees (the Node IP). */
+  readonly address: string;
+  /** FNV-1 32-bit of the Node name, as Antrea's agent derives its observation domain id. */
+  readonly observationDomainId: number;
+}
+
+export type Half = 'source' | 'destination';
+
+export interface FlowPlan {
+  readonly index: number;
+  readonly kind: FlowKind;
+  readonly family: 4 | 6;
+  /** Nodes reporting it: the source Node's half first, then the destination Node's when both report. */
+  readonly reporters: readonly { readonly node: AgentNode; readonly half: Half }[];
+  readonly protocol: number;
+  /** Node and Pod indexes of the two ends (for an external end, the Node it enters or leaves by). */
+  readonly sourceNode: number;
+  readonly sourcePod: number;
+  readonly destinationNode: number;
+  readonly destinationPod: number;
+  readonly sourceAddress: string;
+  readonly sourcePort: number;
+  readonly destinationAddress: string;
+  readonly destinationPort: number;
+  /** Flow start, seconds. */
+  readonly start: number;
+  /** Per record: packets and octets forward and reverse added in each interval. */
+  readonly rate: { readonly packets: number; readonly octets: number; readonly reversePackets: number; readonly reverseOctets: number };
+  /** What every reporter's totals end at (each Node counts the same packets). */
+  readonly totals: { readonly packets: number; readonly octets: number; readonly reversePackets: number; readonly reverseOctets: number };
+}
+
+export interface AgentRecord {
+  readonly node: AgentNode;
+  /** IPFIX message export time, seconds. */
+  readonly exportTime: number;
+  readonly family: 4 | 6;
+  /** Values of agentTemplate(family), field by field. */
+  readonly values: FieldValue[];
+  readonly flow: number;
+  readonly half: Half;
+  /** 0-based number of this record among the half's records. */
+  readonly round: number;
+}
+
+/** The Antrea agent → FlowAggregator IPFIX template (43 elements), for IPv4 or IPv6. */
+export function agentFieldNames(family: 4 | 6): readonly string[] {
+  const v = family === 4 ? 'IPv4' : 'IPv6';
+  return [
+    'flowStartSeconds', 'flowEndSeconds', 'flowEndReason', 'sourceTransportPort', 'destinationTransportPort', 'protocolIdentifier',
+    'packetTotalCount', 'octetTotalCount', 'packetDeltaCount', 'octetDeltaCount', `source${v}Address`, `destination${v}Address`,
+    'reversePacketTotalCount', 'reverseOctetTotalCount', 'reversePacketDeltaCount', 'reverseOctetDeltaCount',
+    'sourcePodName', 'sourcePodNamespace', 'sourceNodeName', 'destinationPodName', 'destinationPodNamespace', 'destinationNodeName',
+    'destinationServicePort', 'destinationServicePortName',
+    'ingressNetworkPolicyName', 'ingressNetworkPolicyNamespace', 'ingressNetworkPolicyType', 'ingressNetworkPolicyRuleName', 'ingressNetworkPolicyRuleAction',
+    'egressNetworkPolicyName', 'egressNetworkPolicyNamespace', 'egressNetworkPolicyType', 'egressNetworkPolicyRuleName', 'egressNetworkPolicyRuleAction',
+    'tcpState', 'flowType', 'egressName', 'egressIP', 'egressNodeName', 'proxySnatPort',
+    `destinationCluster${v}`, `proxySnat${v}`, `destinationService${v}`,
+  ];
+}
+
+/** FNV-1 32-bit (Go's hash/fnv New32) of a string's UTF-8 bytes. */
+export function fnv1(text: string): number {
+  let h = 0x811c9dc5;
+  for (const b of Buffer.from(text, 'utf8')) h = (Math.imul(h, 0x01000193) ^ b) >>> 0;
+  return h;
+}
+
+/** mulberry32: a small, fast, deterministic PRNG of numbers in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const DEFAULT_MIX: Record<FlowKind, number> = { intraNode: 0.2, interNode: 0.55, toExternal: 0.1, fromExternal: 0.05, denyEgress: 0.05, denyIngress: 0.05 };
+const NAMESPACES = ['shop', 'payments', 'monitoring', 'default'];
+const FLOW_TYPE: Record<FlowKind, number> = { intraNode: 1, interNode: 2, toExternal: 3, fromExternal: 4, denyEgress: 2, denyIngress: 2 };
+
+export interface Workload {
+  readonly options: Required<Omit<WorkloadOptions, 'mix'>> & { readonly mix: Readonly<Record<FlowKind, number>> };
+  readonly nodes: readonly AgentNode[];
+  readonly flowCount: number;
+  /** Records per half × reporters, over every flow. */
+  readonly recordCount: number;
+  flow(i: number): FlowPlan;
+  /**
+   * Every record, in export-time order (ties in flow order), the same sequence every time; of flows
+   * [from, to) when given (a later generation of flows, see `flow`).
+   */
+  records(from?: number, to?: number): Generator<AgentRecord>;
+}
+
+export function antreaWorkload(input: WorkloadOptions): Workload {
+  const options = {
+    podsPerNode: 200, recordsPerHalf: 5, exportIntervalS: 5, ipv6Share: 0.1, startTime: 1_700_000_000, seed: 1, ...input,
+    mix: { ...DEFAULT_MIX, ...input.mix },
+  };
+  if (options.nodes < 1 || options.nodes > 4096 || options.podsPerNode < 1 || options.podsPerNode > 4096) throw new RangeError('antreaWorkload: 1..4096 Nodes and Pods per Node');
+  const nodes: AgentNode[] = Array.from({ length: options.nodes }, (_, i) => ({
+    index: i, name: `node-${i}`, address: `192.168.${i >> 8}.${i & 255}`, observationDomainId: fnv1(`node-${i}`),
+  }));
+  const kinds = FLOW_KINDS.filter((k) => options.mix[k] > 0);
+  const weights = kinds.map((k) => options.mix[k]);
+  const sum = weights.reduce((a, b) => a + b, 0);
+  const cumulative = weights.map((_, i) => weights.slice(0, i + 1).reduce((a, b) => a + b, 0) / sum);
+  const podAddress = (family: 4 | 6, node: number, pod: number) =>
+    family === 4 ? `10.${node >> 4}.${((node & 15) << 4) | (pod >> 8)}.${pod & 255}` : `fd00:10:0:${node.toString(16)}::${(pod + 1).toString(16)}`;
+  const gateway = (family: 4 | 6, node: number) => (family === 4 ? `10.${node >> 4}.${(node & 15) << 4}.1` : `fd00:10:0:${node.toString(16)}::ffff`);
+  const podName = (node: number, pod: number) => `app-${(pod % 37).toString(36)}-7d9f8c6b5-${node.toString(36)}x${pod.toString(36).padStart(3, '0')}`;
+
+  const plans = new Map<number, FlowPlan>();
+  function flow(i: number): FlowPlan {
+    const cached = plans.get(i);
+    if (cached !== undefined) return cached;
+    const rnd = seededRandom(options.seed * 1_000_003 + i);
+    const u = rnd();
+    const kind = kinds[cumulative.findIndex((c) => u < c)] ?? kinds[kinds.length - 1]!;
+    const family: 4 | 6 = rnd() < options.ipv6Share ? 6 : 4;
+    const a = Math.floor(rnd() * options.nodes);
+    const other = options.nodes === 1 ? a : (a + 1 + Math.floor(rnd() * (options.nodes - 1))) % options.nodes;
+    const b = kind === 'intraNode' ? a : other;
+    const podA = Math.floor(rnd() * options.podsPerNode);
+    const podB = Math.floor(rnd() * options.podsPerNode);
+    const external = family === 4 ? `203.0.${113 + (i % 3)}.${1 + (i % 250)}` : `2001:db8:${(i % 4096).toString(16)}::${(1 + (i % 250)).toString(16)}`;
+    const sourcePort = 1024 + (i % 60_000);
+    const destinationPort = [80, 443, 5432, 6379, 8080][i % 5]!;
+    const reporters: FlowPlan['reporters'] =
+      kind === 'interNode' || kind === 'fromExternal' ? [{ node: nodes[a]!, half: 'source' }, { node: nodes[b]!, half: 'destination' }]
+        : kind === 'denyIngress' ? [{ node: nodes[b]!, half: 'destination' }]
+          : [{ node: nodes[a]!, half: 'source' }];
+    const rate = {
+      packets: 1 + Math.floor(rnd() * 2000), octets: 0, reversePackets: 1 + Math.floor(rnd() * 1500), reverseOctets: 0,
+    };
+    rate.octets = rate.packets * (64 + Math.floor(rnd() * 1400));
+    rate.reverseOctets = rate.reversePackets * (64 + Math.floor(rnd() * 1400));
+    if (kind === 'denyEgress' || kind === 'denyIngress') Object.assign(rate, { packets: 1 + (i % 3), octets: 60 * (1 + (i % 3)), reversePackets: 0, reverseOctets: 0 });
+    const n = options.recordsPerHalf;
+    const plan: FlowPlan = {
+      index: i, kind, family, reporters, protocol: 6, sourceNode: a, sourcePod: podA, destinationNode: b, destinationPod: podB,
+      sourceAddress: kind === 'fromExternal' ? external : podAddress(family, a, podA), sourcePort,
+      destinationAddress: kind === 'toExternal' ? external : podAddress(family, b, podB), destinationPort,
+      // Flow i + flows starts about when flow i ends, so that a reader going on past `flows` (flowagg
+      // simulate) keeps `flows` of them running.
+      start: options.startTime - 1 + Math.floor(rnd() * options.exportIntervalS) + Math.floor(i / options.flows) * options.recordsPerHalf * options.exportIntervalS,
+      rate,
+      totals: { packets: rate.packets * n, octets: rate.octets * n, reversePackets: rate.reversePackets * n, reverseOctets: rate.reverseOctets * n },
+    };
+    if (plans.size < 100_000) plans.set(i, plan);
+    return plan;
+  }
+
+  function values(plan: FlowPlan, reporter: FlowPlan['reporters'][number], round: number, end: number): FieldValue[] {
+    const { sourceNode: nodeA, destinationNode: nodeB, sourcePod: podA, destinationPod: podB, kind: k, family } = plan;
+    const ip = family === 4 ? 'IPv4' : 'IPv6';
+    const last = round === options.recordsPerHalf - 1;
+    const source = reporter.half === 'source';
+    const namesSource = k === 'intraNode' || (source && k !== 'fromExternal');
+    const namesDestination = k === 'intraNode' || (!source && k !== 'toExternal');
+    const ns = NAMESPACES[plan.index % NAMESPACES.length]!;
+    const serviceIndex = plan.index % 50;
+    const viaService = source && k !== 'toExternal' && k !== 'fromExternal' && plan.index % 2 === 0;
+    const serviceIp = family === 4 ? `10.96.0.${serviceIndex}` : `fd00:96::${serviceIndex.toString(16)}`;
+    const zero = family === 4 ? '0.0.0.0' : '::';
+    // The ingress Node of a FROM_EXTERNAL flow sees the client and SNATs to its gateway; the Pod's Node
+    // sees the post-SNAT tuple, from that gateway: an inter-Node flow to it.
+    const fromExternalIngress = k === 'fromExternal' && source;
+    const postSnat = k === 'fromExternal' && !source;
+    const snatPort = 30_000 + (plan.index % 30_000);
+    const r = plan.rate;
+    const total = (per: number) => per * (round + 1);
+    const deny = { ingress: k === 'denyIngress', egress: k === 'denyEgress' };
+    const v: Record<string, FieldValue> = {
+      // The flow's start on the reporting Node's clock, as its conntrack saw it: a Node's flow end is never
+      // before its own flow start (Antrea ignores a Node's first record that ends no later than it starts).
+      flowStartSeconds: plan.start + clockOffset(reporter.node), flowEndSeconds: end, flowEndReason: last ? 3 : 2,
+      sourceTransportPort: postSnat ? snatPort : plan.sourcePort, destinationTransportPort: plan.destinationPort, protocolIdentifier: plan.protocol,
+      packetTotalCount: total(r.packets), octetTotalCount: total(r.octets), packetDeltaCount: r.packets, octetDeltaCount: r.octets,
+      [`source${ip}Address`]: postSnat ? gateway(family, nodeA) : plan.sourceAddress, [`destination${ip}Address`]: plan.destinationAddress,
+      reversePacketTotalCount: total(r.reversePackets), reverseOctetTotalCount: total(r.reverseOctets), reversePacketDeltaCount: r.reversePackets, reverseOctetDeltaCount: r.reverseOctets,
+      sourcePodName: namesSource ? podName(nodeA, podA) : '', sourcePodNamespace: namesSource ? ns : '', sourceNodeName: namesSource ? nodes[nodeA]!.name : '',
+      destinationPodName: namesDestination ? podName(nodeB, podB) : '', destinationPodNamespace: namesDestination ? ns : '', destinationNodeName: namesDestination ? nodes[nodeB]!.name : '',
+      destinationServicePort: viaService ? plan.destinationPort : fromExternalIngress ? 30_080 : 0,
+      destinationServicePortName: viaService ? `${ns}/svc-${serviceIndex}:http` : fromExternalIngress ? `${ns}/nodeport:http` : '',
+      ingressNetworkPolicyName: deny.ingress ? 'deny-from-untrusted' : '', ingressNetworkPolicyNamespace: deny.ingress ? ns : '', ingressNetworkPolicyType: deny.ingress ? 2 : 0,
+      ingressNetworkPolicyRuleName: deny.ingress ? 'reject-all' : '', ingressNetworkPolicyRuleAction: deny.ingress ? 3 : 0,
+      egressNetworkPolicyName: deny.egress ? 'egress-lockdown' : '', egressNetworkPolicyNamespace: deny.egress ? ns : '', egressNetworkPolicyType: deny.egress ? 1 : 0,
+      egressNetworkPolicyRuleName: deny.egress ? 'drop-external' : '', egressNetworkPolicyRuleAction: deny.egress ? 2 + (plan.index % 2) : 0,
+      tcpState: last ? 'TIME_WAIT' : 'ESTABLISHED', flowType: fromExternalIngress ? 4 : postSnat ? 2 : FLOW_TYPE[k],
+      egressName: k === 'toExternal' ? 'egress-prod' : '', egressIP: k === 'toExternal' ? (family === 4 ? '172.18.0.9' : 'fd00:18::9') : '', egressNodeName: k === 'toExternal' ? nodes[nodeA]!.name : '',
+      proxySnatPort: fromExternalIngress ? snatPort : 0,
+      [`destinationCluster${ip}`]: viaService ? serviceIp : zero, [`proxySnat${ip}`]: fromExternalIngress ? gateway(family, nodeA) : zero, [`destinationService${ip}`]: viaService ? serviceIp : zero,
+    };
+    return agentFieldNames(family).map((name) => v[name]!);
+  }
+
+  const recordCount = (() => {
+    let n = 0;
+    for (let i = 0; i < options.flows; i++) n += flow(i).reporters.length * options.recordsPerHalf;
+    return n;
+  })();
+
+  /** Each Node's clock is off by -1, 0 or +1 s: its flow ends and export times with it. */
+  const clockOffset = (node: AgentNode) => (node.index % 3) - 1;
+
+  function* records(from = 0, to = options.flows): Generator<AgentRecord> {
+    const interval = options.exportIntervalS;
+    // Each reporting agent polls a flow at start + k intervals on its own clock: one base second per
+    // (flow, reporter), a handful of distinct bases. Grouping the pairs by base walks the records in
+    // export-time order without holding them all: second by second, the groups due then. Within a
+    // group the two halves of a flow come in an order that alternates from flow to flow.
+    const groups = new Map<number, number[]>();
+    for (let i = from; i < to; i++) {
+      const plan = flow(i);
+      const order = plan.reporters.length === 2 && i % 2 === 1 ? [1, 0] : plan.reporters.map((_, j) => j);
+      for (const j of order) {
+        const base = plan.start + clockOffset(plan.reporters[j]!.node);
+        let group = groups.get(base);
+        if (group === undefined) groups.set(base, (group = []));
+        group.push(i * 2 + j);
+      }
+    }
+    const bases = [...groups.keys()].sort((x, y) => x - y);
+    const first = bases[0]! + interval;
+    const last = bases[bases.length - 1]! + options.recordsPerHalf * interval;
+    for (let t = first; t <= last; t++) {
+      for (const base of bases) {
+        const round = (t - base) / interval - 1;
+        if (!Number.isInteger(round) || round < 0 || round >= options.recordsPerHalf) continue;
+        for (const pair of groups.get(base)!) {
+          const plan = flow(pair >> 1);
+          const reporter = plan.reporters[pair & 1]!;
+          yield { node: reporter.node, exportTime: t, family: plan.family, values: values(plan, reporter, round, t), flow: plan.index, half: reporter.half, round };
+        }
+      }
+    }
+  }
+
+  return { options, nodes, flowCount: options.flows, recordCount, flow, records };
+}
