@@ -200,3 +200,17 @@ test('loadConfig throws one FLOWAGG_ERR_CONFIG_INVALID listing every error, and 
   );
   assert.deepEqual(reported.map((d) => [d.level, d.path]), [['warning', 'ingest.prot']]);
 });
+
+test('the kubernetes section is part of the service configuration, with messages naming the key', () => {
+  const path = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'flowagg.yaml');
+  writeFileSync(path, 'kubernetes:\n  enable: true\n  inventory: inv.yaml\n  syncTimeout: soon\n  antreaNamespace: ""\n');
+  assert.throws(
+    () => loadConfig(serviceConfigSchema, { file: path, env: {} }),
+    (err: Error) =>
+      /kubernetes\.syncTimeout \(.*flowagg\.yaml:4\): "soon" is not a duration/.test(err.message) && /kubernetes\.antreaNamespace \(.*:5\): "" is empty/.test(err.message),
+  );
+  writeFileSync(path, 'kubernetes:\n  enable: true\n  inventory: inv.yaml\n');
+  assert.throws(() => loadConfig(serviceConfigSchema, { file: path, env: {} }), /kubernetes\.enable \(.*flowagg\.yaml:2\): enable: true asks for the API server, and inventory for a file/);
+  const ok = loadConfig(serviceConfigSchema, { env: { FLOWAGG_CFG_KUBERNETES_SYNCTIMEOUT: '10s' } });
+  assert.equal(ok.kubernetes.syncTimeout, 10_000);
+});

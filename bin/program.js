@@ -21,8 +21,8 @@ export const ENTRY = 'app/cli/main';
  * Tests, their helpers and their data are no part of the program (tsconfig.build.json excludes the same);
  * everything else in the roots (code, schemas, data files) is.
  */
-// `testing.ts` and `<what>-testing.ts` (exporters/testing/crash.ts) are test helpers.
-const isTestFile = (/** @type {string} */ name) => name.endsWith('.test.ts') || name.endsWith('testing.ts');
+// Test helpers live in testing/ folders.
+const isTestFile = (/** @type {string} */ name) => name.endsWith('.test.ts');
 const isTestDir = (/** @type {string} */ name) => name === 'testing' || name === 'testdata';
 
 /**

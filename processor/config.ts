@@ -7,7 +7,7 @@ import { reloadable } from '../lib/config/meta.js';
 import { duration } from '../lib/config/types.js';
 import { topicsSchema } from '../lib/log/topics.js';
 // Antrea's `mode` is one key that the processor (what it writes) and the IPFIX exporter (which template) both read.
-import { modeSchema } from '../exporters/ipfix/config.js';
+import { modeSchema } from '../schemas/mode.js';
 
 export const processorSection = z
   .strictObject({

@@ -11,7 +11,7 @@
 import type protobuf from 'protobufjs';
 import { FlowaggError } from '../lib/errors.js';
 import { antreaType } from './antrea-proto.js';
-import { GRPC_MALFORMED } from '../ingest/grpc/errors.js';
+import { GRPC_MALFORMED } from './errors.js';
 
 /** How a leaf is read. */
 type LeafKind = 'varint' | 'uint64' | 'bytes';

@@ -10,6 +10,8 @@
 // per writer schema, so a value written with an older or newer schema is decoded into the reader's shape.
 import avro from 'avsc';
 import { FlowaggError } from '../lib/errors.js';
+// The log decides the framing (log.valueFormat); the readers and writers here apply it.
+import { type AvroFraming } from '../lib/log/value-format.js';
 import { SCHEMA_BAD_BODY, SCHEMA_BAD_FRAMING, SCHEMA_INCOMPATIBLE, SCHEMA_UNKNOWN_WRITER } from './errors.js';
 
 export type AvroSchema = avro.Schema;
@@ -92,7 +94,7 @@ const SINGLE_OBJECT_HEADER = 10;
 const CONFLUENT_MAGIC = 0;
 const CONFLUENT_HEADER = 5;
 
-export type AvroFraming = { readonly kind: 'single-object' } | { readonly kind: 'confluent'; readonly schemaId: number };
+export { type AvroFraming };
 
 /** The bytes that precede every Avro body written with `schema` under `framing`. */
 export function framingHeader(framing: AvroFraming, schema: unknown): Buffer {

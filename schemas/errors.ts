@@ -10,3 +10,5 @@ export const SCHEMA_INCOMPATIBLE = 'FLOWAGG_ERR_SCHEMA_INCOMPATIBLE';
 export const SCHEMA_BAD_BODY = 'FLOWAGG_ERR_SCHEMA_BAD_BODY';
 /** A schema file whose IPFIX mapping disagrees with the IE registry (type or element unknown). */
 export const SCHEMA_BAD_MAPPING = 'FLOWAGG_ERR_SCHEMA_BAD_MAPPING';
+/** An Antrea Flow that is not valid protobuf (truncated, a length beyond the message, a wrong wire type). Named for the gRPC collector that reports it. */
+export const GRPC_MALFORMED = 'FLOWAGG_ERR_GRPC_MALFORMED';

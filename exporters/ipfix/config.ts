@@ -8,30 +8,12 @@ import { type CollectorAddress, parseCollectorAddress } from './address.js';
 const MIN_MESSAGE = 512;
 const MAX_MESSAGE = 65535;
 
-/** Antrea's `mode` (top level): which records the processor writes, and so which template the exporter sends. */
-export const modeSchema = z
-  .string()
-  .transform((v, ctx): Mode => {
-    const mode = v.trim().toLowerCase();
-    if (mode === 'aggregate') return 'Aggregate';
-    if (mode === 'proxy') return 'Proxy';
-    ctx.addIssue({ code: 'custom', message: `"${v}" is not a mode (Aggregate or Proxy)` });
-    return z.NEVER;
-  })
-  .default('Aggregate')
-  .meta({
-    description: 'Aggregate (correlate the two halves of inter-Node flows) or Proxy (forward each record with enrichment): what the processor writes, and so the IPFIX exporter\'s template. A change while running is refused.',
-    reload: 'refused',
-    typeLabel: 'Aggregate | Proxy',
-  });
-
 /** Antrea's top-level clusterID. */
 export const clusterIdSchema = z
   .string()
   .default('')
   .meta({ description: 'The clusterId element of IPFIX exports; "" = the cluster UUID (ConfigMap antrea-cluster-identity).', reload: 'restart' });
 
-export type Mode = 'Aggregate' | 'Proxy';
 
 const tlsSection = z
   .strictObject({

@@ -9,7 +9,7 @@ import { type FieldValue, type TemplateField } from '../../lib/ipfix/types.js';
 import { ipfixDumpValue } from '../../lib/ipfix/testing/ipfixdump.js';
 import { lookupElement } from '../../lib/ipfix/registry.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
-import { type Mode } from '../../exporters/ipfix/config.js';
+import { type Mode } from '../../schemas/mode.js';
 import { batchOf, decodeCollected, ipfixExporter } from '../../exporters/ipfix/testing/exporter.js';
 import { numberedRecord } from '../../exporters/testing/records.js';
 import { type CollectedMessage, startTcpCollector, startUdpCollector } from '../harness/collector.js';

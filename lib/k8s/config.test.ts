@@ -3,8 +3,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { loadConfig } from '../config/load.js';
-import { serviceConfigSchema } from '../../app/service-config.js';
 import { kubernetesSection, resolveSourceKind } from './config.js';
 import { InformerMetadataSource, InventoryMetadataSource, openMetadataSource } from './index.js';
 import { FakeKubeApiServer, kubeConfigFor } from './testing/fake-api-server.js';
@@ -19,20 +17,6 @@ describe('kubernetes configuration section', () => {
     assert.equal(resolveSourceKind(kubernetesSection.parse({ enable: true }), {}), 'informers');
     assert.equal(resolveSourceKind(kubernetesSection.parse({ enable: false }), { KUBERNETES_SERVICE_HOST: '10.96.0.1' }), 'none');
     assert.equal(resolveSourceKind(kubernetesSection.parse({ inventory: 'inv.yaml' }), { KUBERNETES_SERVICE_HOST: '10.96.0.1' }), 'inventory');
-  });
-
-  it('is part of the service configuration, with messages naming the key', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'flowagg.yaml');
-    writeFileSync(file, 'kubernetes:\n  enable: true\n  inventory: inv.yaml\n  syncTimeout: soon\n  antreaNamespace: ""\n');
-    assert.throws(
-      () => loadConfig(serviceConfigSchema, { file, env: {} }),
-      (err: Error) =>
-        /kubernetes\.syncTimeout \(.*flowagg\.yaml:4\): "soon" is not a duration/.test(err.message) && /kubernetes\.antreaNamespace \(.*:5\): "" is empty/.test(err.message),
-    );
-    writeFileSync(file, 'kubernetes:\n  enable: true\n  inventory: inv.yaml\n');
-    assert.throws(() => loadConfig(serviceConfigSchema, { file, env: {} }), /kubernetes\.enable \(.*flowagg\.yaml:2\): enable: true asks for the API server, and inventory for a file/);
-    const ok = loadConfig(serviceConfigSchema, { env: { FLOWAGG_CFG_KUBERNETES_SYNCTIMEOUT: '10s' } });
-    assert.equal(ok.kubernetes.syncTimeout, 10_000);
   });
 
   it('opens the source it names', async () => {

@@ -2,7 +2,7 @@
 // admission (admission.ts: total, per-source and reserved slots) lets them in; refused ones are closed at once.
 import { createServer, type Server, type Socket } from 'node:net';
 import { FlowaggError } from '../errors.js';
-import { INGEST_LISTEN } from '../../ingest/errors.js';
+import { INGEST_LISTEN } from './errors.js';
 import { exporterAddress } from './address.js';
 import { type ConnectionAdmission, type RefusalReason } from './admission.js';
 

@@ -2,7 +2,7 @@
 // and IPv6 address by default (a dual-stack socket), falling back to IPv4 where IPv6 is unavailable.
 import { createSocket, type Socket } from 'node:dgram';
 import { FlowaggError } from '../errors.js';
-import { INGEST_LISTEN } from '../../ingest/errors.js';
+import { INGEST_LISTEN } from './errors.js';
 import { type Endpoint, exporterAddress } from './address.js';
 
 export interface UdpListenerOptions {
