@@ -7,8 +7,9 @@
 // watch() reports changes to the three objects that this replica did not make or see itself (another
 // replica rotated the CA, someone deleted the ConfigMap), so that it follows within seconds rather than
 // at the next periodic check, as Antrea's informers do.
-import { ApiException, CoreV1Api, type KubeConfig, ListWatch, type V1ConfigMap, type V1Secret, Watch } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, type KubeConfig, ListWatch, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
 import { FlowaggError, errorMessage } from '../errors.js';
+import { StoppableWatch } from '../k8s/stoppable-watch.js';
 import { componentLogger } from '../telemetry/logger.js';
 import { TLS_CONFLICT, TLS_STORE } from './errors.js';
 import { type KeyPair } from './issue.js';
@@ -89,7 +90,7 @@ export class KubernetesCertificateStore implements CertificateStore {
 
   /** Calls onChange when one of the three objects changes in a way this replica has not seen; returns a stop function. */
   watch(onChange: () => void): () => void {
-    const watch = new Watch(this.kubeConfig);
+    const watch = new StoppableWatch(this.kubeConfig);
     let stopped = false;
     const targets: [Kind, string][] = [['secrets', CA_SECRET], ['secrets', CLIENT_SECRET], ['configmaps', CA_CONFIGMAP]];
     const informers = targets.map(([kind, name]) => {
@@ -115,6 +116,7 @@ export class KubernetesCertificateStore implements CertificateStore {
     });
     return () => {
       stopped = true;
+      watch.stop();
       for (const informer of informers) void informer.stop();
     };
   }

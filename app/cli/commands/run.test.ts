@@ -1,10 +1,25 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FakeKubeApiServer, kubeConfigFor } from '../../../lib/k8s/testing/fake-api-server.js';
+import { until } from '../../../lib/testing/until.js';
 import { QUICK_START_CONFIG } from './run.js';
 import { loadServiceConfig } from '../../serve.js';
+
+const CLI = join(import.meta.dirname, '../../../bin/flowagg.js');
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 const args = (values: Record<string, string> = {}) => ({ values, positionals: [] });
 
@@ -25,4 +40,39 @@ test('flowagg run with a configuration file keeps Antrea\'s flowLogger defaults:
   writeFileSync(file, 'activeFlowRecordTimeout: 60s\n');
   const c = loadServiceConfig(args({ config: file }), {}, QUICK_START_CONFIG);
   assert.deepEqual([c.flowLogger.enable, c.flowLogger.recordFormat], [false, 'CSV']);
+});
+
+test('flowagg run with Kubernetes metadata on exits 0 within 10 s of SIGTERM: stopping leaves no handle open', async (t) => {
+  const fake = await FakeKubeApiServer.start();
+  t.after(() => fake.stop());
+  // The watches open only after SIGTERM: a watch that answers after its informer stopped must be closed too.
+  let stopping = false;
+  fake.intercept(async (req) => {
+    if (req.query.watch !== 'true') return undefined;
+    while (!stopping) await sleep(50);
+    await sleep(500);
+    return undefined;
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'flowagg-run-k8s-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, kubeConfigFor(fake).exportConfig());
+  const apiPort = await freePort();
+  const config = join(dir, 'flowagg.yaml');
+  writeFileSync(config, [
+    'kubernetes:', '  enable: true', `  kubeconfig: ${kubeconfig}`,
+    'apiServer:', `  apiPort: ${apiPort}`,
+    'ingest:', '  host: 127.0.0.1', '  port: 0', '  grpc:', '    enabled: false',
+    'log:', '  embedded:', `    dir: ${join(dir, 'log')}`, '',
+  ].join('\n'));
+  const child = spawn(process.execPath, [CLI, 'run', '--config', config], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  t.after(() => child.kill('SIGKILL'));
+  await until('flowagg run to be ready', async () => (await fetch(`http://127.0.0.1:${apiPort}/readyz`).catch(() => undefined))?.ok);
+  stopping = true;
+  child.kill('SIGTERM');
+  const code = await Promise.race([exited, sleep(10_000).then(() => 'still running')]);
+  assert.equal(code, 0, `exit status 10 s after SIGTERM (stderr: ${stderr.slice(-2000)})`);
 });

@@ -2,10 +2,11 @@
 // resourceVersion; the library re-watches when the server ends a watch and relists on 410 Gone. What
 // it does not do is come back after an error (it stops, as its own examples note), so this restarts it
 // with jittered exponential backoff (lib/retry.ts), and counts and logs what happened.
-import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
+import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch } from '@kubernetes/client-node';
 import { errorMessage } from '../../errors.js';
 import { Backoff, type BackoffPolicy } from '../../retry.js';
 import { type Logger } from '../../telemetry/logger.js';
+import { StoppableWatch } from '../stoppable-watch.js';
 import { k8sMetrics } from './metrics.js';
 
 export interface KindSpec<T extends KubernetesObject> {
@@ -40,6 +41,7 @@ export class KindInformer<T extends KubernetesObject> {
   readonly #log: Logger;
   readonly #synced: Promise<void>;
   #markSynced!: () => void;
+  readonly #watch: StoppableWatch;
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
   #connects = 0;
@@ -47,12 +49,13 @@ export class KindInformer<T extends KubernetesObject> {
   #stats: { lastSyncMs: number | undefined; errors: number; failing: string | undefined } = { lastSyncMs: undefined, errors: 0, failing: undefined };
 
   constructor(kubeConfig: KubeConfig, spec: KindSpec<T>, opts: { policy: RestartPolicy; now: () => number; log: Logger }) {
+    this.#watch = new StoppableWatch(kubeConfig);
     this.#spec = spec;
     this.#backoff = new Backoff(opts.policy);
     this.#now = opts.now;
     this.#log = opts.log.child({ kind: spec.kind });
     this.#synced = new Promise((resolve) => (this.#markSynced = resolve));
-    this.#informer = new ListWatch<T>(spec.path, new Watch(kubeConfig), () => this.#list(), false, undefined, spec.fieldSelector);
+    this.#informer = new ListWatch<T>(spec.path, this.#watch, () => this.#list(), false, undefined, spec.fieldSelector);
     this.#informer.on('add', (o) => spec.onUpsert(o, this.#now()));
     this.#informer.on('update', (o) => spec.onUpsert(o, this.#now()));
     this.#informer.on('delete', (o) => spec.onDelete(o, this.#now()));
@@ -84,6 +87,7 @@ export class KindInformer<T extends KubernetesObject> {
 
   start(): void {
     this.#stopped = false;
+    this.#watch.resume();
     const errorsBefore = this.#stats.errors;
     // start() resolves once the watch is open (or failed, which the error callback has reported).
     this.#informer.start().then(
@@ -98,6 +102,7 @@ export class KindInformer<T extends KubernetesObject> {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#watch.stop();
     clearTimeout(this.#timer);
     await this.#informer.stop();
   }
