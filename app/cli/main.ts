@@ -17,31 +17,39 @@ function topLevelHelp(): string {
   ].join('\n');
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** Where main() writes its help and its errors; tests pass their own, as node's test runner reports over stdout. */
+export interface CliOutput {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+const PROCESS_OUTPUT: CliOutput = { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) };
+
+export async function main(argv: string[], out: CliOutput = PROCESS_OUTPUT): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(topLevelHelp());
+    out.stdout(topLevelHelp());
     return name === undefined ? 2 : 0;
   }
   const entry: CommandEntry | undefined = commands.find((c) => c.name === name);
   if (entry === undefined) {
-    process.stderr.write(`flowagg: unknown command "${name}"\n\n${topLevelHelp()}`);
+    out.stderr(`flowagg: unknown command "${name}"\n\n${topLevelHelp()}`);
     return 2;
   }
   const cmd = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(cmd.usage.endsWith('\n') ? cmd.usage : `${cmd.usage}\n`);
+    out.stdout(cmd.usage.endsWith('\n') ? cmd.usage : `${cmd.usage}\n`);
     return 0;
   }
   try {
     return await cmd.run(parseCommandArgs(cmd, rest));
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`flowagg ${cmd.name}: ${err.message}\nSee: flowagg ${cmd.name} --help\n`);
+      out.stderr(`flowagg ${cmd.name}: ${err.message}\nSee: flowagg ${cmd.name} --help\n`);
       return 2;
     }
     const code = isFlowaggError(err) ? ` [${err.code}]` : '';
-    process.stderr.write(`flowagg ${cmd.name}: ${errorMessage(err)}${code}\n`);
+    out.stderr(`flowagg ${cmd.name}: ${errorMessage(err)}${code}\n`);
     return 1;
   }
 }

@@ -10,7 +10,7 @@ import { LOG_GROUP_ACTIVE } from '../../../lib/log/errors.js';
 import { openEmbeddedLog } from '../../../lib/log/embedded/index.js';
 import { type MessageLog } from '../../../lib/log/types.js';
 import { type ParsedArgs, UsageError, parseCommandArgs } from '../command.js';
-import { main } from '../main.js';
+import { runMain } from '../testing/run-main.js';
 import { logConfigFromArgs, offsetsCommand, runOffsets } from './offsets.js';
 
 const TOPIC = 'flows.raw';
@@ -149,14 +149,8 @@ test('the log comes from --config, and --log-dir or --brokers override it', asyn
 });
 
 test('flowagg offsets --help prints the usage of both subcommands', async () => {
-  let printed = '';
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string) => ((printed += chunk), true)) as typeof process.stdout.write;
-  try {
-    assert.equal(await main(['offsets', 'reset', '--help']), 0);
-  } finally {
-    process.stdout.write = write;
-  }
+  const { code, stdout: printed } = await runMain(['offsets', 'reset', '--help']);
+  assert.equal(code, 0);
   assert.match(printed, /flowagg offsets list/);
   assert.match(printed, /--shift-by N/);
   assert.match(printed, /--brokers/);

@@ -1,16 +1,9 @@
-// Test helpers for commands: run `flowagg <argv>` in-process with its stderr captured.
+// Test helpers for commands: run `flowagg <argv>` in-process with its output captured.
 import { main } from '../main.js';
 
-export async function runMain(argv: string[]): Promise<{ code: number; stderr: string }> {
-  const write = process.stderr.write.bind(process.stderr);
+export async function runMain(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
   let stderr = '';
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    return { code: await main(argv), stderr };
-  } finally {
-    process.stderr.write = write;
-  }
+  const code = await main(argv, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
+  return { code, stdout, stderr };
 }
