@@ -77,5 +77,5 @@ test('an install with dist/ only (an image, a release) runs compiled; with neith
   rmSync(join(root, 'dist'), { recursive: true });
   const p = chooseProgram(root);
   assert.equal(p.kind, 'none');
-  assert.match(p.kind === 'none' ? p.problem : '', /neither dist\/lib\/cli\/main\.js \(npm run build\) nor lib\/cli\/main\.ts/);
+  assert.match(p.kind === 'none' ? p.problem : '', /neither dist\/app\/cli\/main\.js \(npm run build\) nor app\/cli\/main\.ts/);
 });
