@@ -30,7 +30,7 @@ test('flowagg run: agents over TCP, aggregated; /flowrecords and flowagg get sho
   const config = loadConfig(serviceConfigSchema, {
     env: {},
     overrides: {
-      aggregatorTransportProtocol: ['tcp'], 'ingest.host': '127.0.0.1', 'ingest.port': 0, 'apiServer.apiPort': 0, 'apiServer.bindAddress': '127.0.0.1',
+      aggregatorTransportProtocol: ['tcp'], 'ingest.host': '127.0.0.1', 'ingest.port': 0, 'ingest.grpc.port': 0, 'apiServer.apiPort': 0, 'apiServer.bindAddress': '127.0.0.1',
       'log.embedded.dir': mkdtempSync(join(tmpdir(), 'flowagg-run-')), 'log.embedded.fsync.policy': 'interval', 'processor.commitInterval': 20,
     },
   });

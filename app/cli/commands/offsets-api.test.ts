@@ -33,7 +33,7 @@ test('offsets list and reset reach the log through the API of the process holdin
   await tp.close();
   await setup.close();
 
-  const config = loadConfig(serviceConfigSchema, { env: {}, overrides: { 'log.embedded.dir': dir, 'ingest.port': 0, 'apiServer.apiPort': 0, 'apiServer.bindAddress': '127.0.0.1' } });
+  const config = loadConfig(serviceConfigSchema, { env: {}, overrides: { 'log.embedded.dir': dir, 'ingest.port': 0, 'ingest.grpc.port': 0, 'apiServer.apiPort': 0, 'apiServer.bindAddress': '127.0.0.1' } });
   const stop = new AbortController();
   const running = serve(config, { command: 'run', signal: stop.signal });
   t.after(async () => {
