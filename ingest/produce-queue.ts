@@ -50,6 +50,8 @@ interface Batch {
   values: number;
 }
 
+const emptyBatch = (): Batch => ({ records: [], bytes: 0, values: 0 });
+
 export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
   readonly #producer: Producer;
   readonly #opts: Required<ProduceQueueOptions>;
@@ -57,7 +59,7 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
   /** Full batches waiting for an in-flight slot, oldest first. */
   readonly #ready: Batch[] = [];
   /** The batch being filled. */
-  #filling: Batch = { records: [], bytes: 0, values: 0 };
+  #filling: Batch = emptyBatch();
   #queuedRecords = 0;
   #queuedBytes = 0;
   #inFlight = 0;
@@ -99,7 +101,7 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
       this.#queuedBytes += bytes;
       if (this.#filling.records.length >= max) {
         this.#ready.push(this.#filling);
-        this.#filling = { records: [], bytes: 0, values: 0 };
+        this.#filling = emptyBatch();
       }
     }
     this.#queuedRecords += records.length;
@@ -134,7 +136,7 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
     if (this.#linger !== undefined) clearTimeout(this.#linger);
     this.#linger = undefined;
     this.#ready.length = 0;
-    this.#filling = { records: [], bytes: 0, values: 0 };
+    this.#filling = emptyBatch();
     return this.#queuedRecords;
   }
 
@@ -159,7 +161,7 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
     if (this.#filling.records.length === 0 || !(this.#flushing || this.#lingerExpired)) return undefined;
     this.#lingerExpired = false;
     const batch = this.#filling;
-    this.#filling = { records: [], bytes: 0, values: 0 };
+    this.#filling = emptyBatch();
     return batch;
   }
 

@@ -95,14 +95,10 @@ export class PartitionTask {
     if (this.closed || this.failed || this.busy || this.ticking) return;
     this.ticking = true;
     try {
-      await this.tickOnce();
+      if ((this.uncommitted > 0 || this.work.pending > 0) && this.settings.now() - this.lastCommitAt >= this.settings.commitIntervalMs) await this.commit();
     } finally {
       this.ticking = false;
     }
-  }
-
-  private async tickOnce(): Promise<void> {
-    if ((this.uncommitted > 0 || this.work.pending > 0) && this.settings.now() - this.lastCommitAt >= this.settings.commitIntervalMs) await this.commit();
   }
 
   private async commitOrThrow(): Promise<void> {

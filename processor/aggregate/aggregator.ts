@@ -157,7 +157,7 @@ export class Aggregator {
     const own = correlation ? (side === SIDE_SOURCE ? SOURCE_ONLY : DESTINATION_ONLY) : BOTH_SIDES;
     const { store, settings } = this;
     const w = this.clock.now;
-    if (t < w - settings.allowedLatenessMs) this.counters.late++;
+    if (this.clock.isLate(t)) this.counters.late++;
     const base = t > w ? t : w;
     let slot = store.slotOf(key);
     const created = slot < 0;

@@ -11,9 +11,9 @@
 //   now        max(now, R + min off(s) over the active sources), never further behind R than `maxLagMs`
 //
 // A source is active until it was silent for `idleMs` of receive time; with no active source, time goes on
-// with the receive clock from where the sources last active left it. A source that no record or tick of R heard from for
+// with the receive clock from where the sources last active left it. A source silent for
 // `idleMs + maxLagMs` is forgotten. Pure: the same records in the same order give the same clock,
-// whatever the batching and the restarts (the state goes to the changelog, clock-state.ts).
+// whatever the batching and the restarts (its state goes to the changelog, changelog.ts).
 export interface ClockSettings {
   /** A source silent this long (receive time) no longer holds the partition's time back. */
   readonly idleMs: number;
@@ -45,7 +45,7 @@ export class PartitionClock {
   private forgotten: string[] = [];
   private minOffset = Infinity;
   private minSource: SourceClock | undefined;
-  /** Whether minOffset is over the active sources (else no source was active: over all known ones). */
+  /** Whether minOffset is over the active sources (else none was active, and it is the last one that was). */
   private minOfActive = true;
   /** Receive time at which the next active source falls silent, or a source is due to be forgotten. */
   private nextChangeAt = Infinity;
