@@ -1,5 +1,6 @@
 // Prometheus metrics. One registry per process; every metric name is prefixed `flowagg_<component>_`
 // by `componentMetrics`, so names stay consistent without each module spelling the prefix.
+import { readFileSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const registry = new Registry();
@@ -31,3 +32,17 @@ export function componentMetrics(component: string) {
     },
   };
 }
+
+// The peak resident set (Linux's VmHWM), which prom-client leaves out: memory bounds are judged by it,
+// and only the process itself reads it reliably (from outside, /proc/<pid> may be another pid
+// namespace's process).
+componentMetrics('process').gauge('peak_resident_memory_bytes', 'Largest resident set size of the process so far, in bytes (Linux only).', [], function () {
+  let status: string;
+  try {
+    status = readFileSync('/proc/self/status', 'utf8');
+  } catch {
+    return; // not Linux
+  }
+  const kb = /VmHWM:\s+(\d+) kB/.exec(status);
+  if (kb) this.set(Number(kb[1]) * 1024);
+});

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,7 +77,7 @@ export async function startTarget(t: TestContext, config: Record<string, unknown
     dataDir,
     recordMetrics: async () => JSON.parse(await get('/recordmetrics')) as Record<string, number>,
     metrics: () => get('/metrics'),
-    peakRss: async () => Number(/VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${proc.pid}/status`, 'utf8'))![1]) * 1024,
+    peakRss: async () => Number(/^flowagg_process_peak_resident_memory_bytes (\d+)$/m.exec(await get('/metrics'))![1]),
     stop: async () => {
       if (stopped) return;
       stopped = true;
