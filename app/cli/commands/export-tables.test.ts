@@ -35,7 +35,7 @@ test('values out of range in the three sections fail flowagg run, each naming it
 test('flowagg export clickhouse refuses a wrong scheme and an unreachable server, naming clickHouse.databaseURL', async () => {
   const scheme = await capture(['export', 'clickhouse', '--config', configFile('clickHouse:\n  databaseURL: "grpc://clickhouse:9000"\n')]);
   assert.equal(scheme.code, 1);
-  assert.match(scheme.stderr, /clickHouse\.databaseURL "grpc:\/\/clickhouse:9000": the scheme grpc is not supported/);
+  assert.match(scheme.stderr, /clickHouse\.databaseURL \([^)]*\): the scheme grpc is not supported/);
   const port = await closedPort();
   const down = await capture(['export', 'clickhouse', '--config', configFile(`clickHouse:\n  databaseURL: "http://127.0.0.1:${port}"\n  startTimeout: 1s\n`)]);
   assert.equal(down.code, 1);
