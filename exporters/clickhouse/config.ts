@@ -2,26 +2,29 @@
 // none (the CA file's path, the row limit of a batch, the table's TTL, whether to create the schema).
 // Credentials come from CH_USERNAME and CH_PASSWORD, as in Antrea (the chart fills them from a Secret).
 import { z } from 'zod';
+import { emptyIsDefault } from '../../lib/config/empty.js';
 import { duration, port } from '../../lib/config/types.js';
 import { resolveEndpoint } from './url.js';
 
 export const clickHouseSection = z
   .strictObject({
     enable: z.boolean().default(false).describe('Whether `flowagg run` starts the ClickHouse exporter (`flowagg export clickhouse` runs it regardless).'),
-    database: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a database name is letters, digits and underscores').default('default').describe('The database of the flows table and its views.'),
-    databaseURL: z
-      .string()
-      .default('tcp://clickhouse-clickhouse.flow-visibility.svc:9000')
-      .describe(
+    database: emptyIsDefault(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a database name is letters, digits and underscores').default('default').describe('The database of the flows table and its views.')),
+    databaseURL: emptyIsDefault(
+      z
+        .string()
+        .default('tcp://clickhouse-clickhouse.flow-visibility.svc:9000')
+        .describe(
         "tcp://, tls://, http:// or https:// host and port. flowagg speaks ClickHouse's HTTP interface only: a tcp:// (tls://) URL is taken as http:// (https://) on the same host, on httpPort when set, else 8123 (8443) when the URL names the native default 9000 (9440); another native port needs httpPort (docs/exporters.md).",
-      ),
+        ),
+    ),
     httpPort: port
       .min(1)
       .optional()
       .describe("flowagg: the server's HTTP (or, for tls://, HTTPS) port, used when databaseURL is tcp:// or tls:// (the native protocol, which flowagg does not speak): Antrea's chart names port 9000, whose server serves HTTP on 8123 unless its http_port says otherwise."),
     debug: z.boolean().default(false).describe('Logs every request of the ClickHouse client.'),
     compress: z.boolean().default(true).describe('gzip request and response bodies (Antrea: LZ4 on the native protocol).'),
-    commitInterval: duration.default(8000).refine((ms) => ms >= 1000, { message: 'commitInterval must be at least 1s' }).describe('A batch is inserted at the latest this long after its first record arrived.'),
+    commitInterval: emptyIsDefault(duration.default(8000).refine((ms) => ms >= 1000, { message: 'commitInterval must be at least 1s' }).describe('A batch is inserted at the latest this long after its first record arrived.')),
     tls: z
       .strictObject({
         insecureSkipVerify: z.boolean().default(false).describe('Do not verify the server\'s certificate.'),

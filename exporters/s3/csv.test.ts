@@ -13,7 +13,7 @@ describe('S3 CSV line', () => {
     const fields = line.trimEnd().split(',');
     assert.equal(fields.length, 53, 'no field holds a comma in this record');
     const at: Record<number, string> = {
-      0: String(record.flowStartMilliseconds / 1000), 5: '10.1.0.0', 7: '10000', 18: 'client-0', 24: '10.96.0.10', 25: '10.96.7.7', 26: '5201',
+      0: String(record.flowStartMilliseconds! / 1000), 5: '10.1.0.0', 7: '10000', 18: 'client-0', 24: '10.96.0.10', 25: '10.96.7.7', 26: '5201',
       27: 'perf/server:5201', 40: "'{\"app\":\"client\"}'", 41: "'{\"app\":\"server\"}'", 42: '200000', 48: 'uuid-1', 49: '1800000000', 50: 'egress-a', 51: '172.18.0.1', 52: 'node-a',
     };
     for (const [i, value] of Object.entries(at)) assert.equal(fields[Number(i)], value, `field ${i} (${S3_FIELDS[Number(i)]})`);
