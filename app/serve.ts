@@ -41,7 +41,14 @@ export function fileOf(args: ParsedArgs): { file?: string } {
   return file === undefined ? {} : { file };
 }
 
-/** `withoutFile`: the YAML read in place of a file when --config names none (`flowagg run`'s quick start). */
+/**
+ * Read in place of a file by `flowagg ingest` and `flowagg run` when --config names none: UDP and TCP
+ * collectors, which any IPFIX exporter (softflowd, `flowagg simulate`) reaches without certificates. With a
+ * file, Antrea's default holds (TLS), so that an Antrea flow-aggregator.conf means what it meant there.
+ */
+export const NO_FILE_CONFIG = 'aggregatorTransportProtocol: [udp, tcp]\n';
+
+/** `withoutFile`: the YAML read in place of a file when --config names none (NO_FILE_CONFIG, or `flowagg run`'s quick start). */
 export function loadServiceConfig(args: ParsedArgs, overrides: Record<string, unknown> = {}, withoutFile?: string): ServiceConfig {
   const logger = componentLogger('config');
   const file = fileOf(args);

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ingestConfig } from './config.js';
 
-test('defaults: UDP and TCP on 4739, 1800 s template lifetime, flows.raw and ipfix.templates', () => {
+test("defaults: Antrea's TLS on 4739 (empty too), 1800 s template lifetime, flows.raw and ipfix.templates", () => {
   const c = ingestConfig.parse({});
-  assert.deepEqual(c.aggregatorTransportProtocol, ['udp', 'tcp']);
+  assert.deepEqual(c.aggregatorTransportProtocol, ['tls']);
+  assert.deepEqual(ingestConfig.parse({ aggregatorTransportProtocol: '' }).aggregatorTransportProtocol, ['tls']);
   assert.equal(c.ingest.port, 4739);
   assert.equal(c.ingest.udp.maxDatagramBytes, 65535);
   assert.equal(c.ingest.templateTtl, 1_800_000);

@@ -1,6 +1,7 @@
 // Configuration of the ingest service. Two Antrea keys sit at the top level of the file, unchanged
 // (`aggregatorTransportProtocol`, `flowAggregatorAddress`); flowagg's own settings live under `ingest:`.
 import { z } from 'zod';
+import { emptyIsDefault } from '../lib/config/empty.js';
 import { byteSize, duration, port } from '../lib/config/types.js';
 import { topicsSchema } from '../lib/log/topics.js';
 import { grpcSection } from './grpc/config.js';
@@ -28,7 +29,7 @@ export const transportProtocols = z
   .meta({
     typeLabel: 'tls, tcp, udp or none, or a list of them',
     description:
-      "Antrea's key: the IPFIX collectors to run, case-insensitive. flowagg also takes a list, so that UDP and TCP (or TLS) collectors run at once; \"none\" (alone) runs no IPFIX collector.",
+      "Antrea's key: the IPFIX collectors to run, case-insensitive; TLS (mutual, as Antrea's) when left out or empty, as in Antrea. flowagg also takes a list, so that UDP and TCP (or TLS) collectors run at once; \"none\" (alone) runs no IPFIX collector. Without a configuration file, `flowagg run` and `flowagg ingest` run udp and tcp (the quick start).",
   });
 
 export const ingestSection = z
@@ -102,7 +103,8 @@ export const ingestSection = z
 
 /** The keys ingest reads from a flowagg configuration file (the service configuration's `log` has more). */
 export const ingestConfigShape = {
-  aggregatorTransportProtocol: transportProtocols.default(['udp', 'tcp']),
+  // Antrea's default; without a configuration file `flowagg run` and `flowagg ingest` take udp and tcp (app/serve.ts NO_FILE_CONFIG).
+  aggregatorTransportProtocol: emptyIsDefault(transportProtocols.default(['tls'])),
   flowAggregatorAddress: z
     .string()
     .default('')

@@ -4,6 +4,7 @@
 // `processor:`. Topic names come from `log.topics` (lib/log/topics.ts), shared with the other services.
 import { z } from 'zod';
 import { reloadable } from '../lib/config/meta.js';
+import { emptyIsDefault } from '../lib/config/empty.js';
 import { duration } from '../lib/config/types.js';
 import { topicsSchema } from '../lib/log/topics.js';
 // Antrea's `mode` is one key that the processor (what it writes) and the IPFIX exporter (which template) both read.
@@ -35,8 +36,8 @@ export const recordContentsSection = z
 /** The keys the processor reads from a flowagg configuration file. */
 export const processorConfigShape = {
   mode: modeSchema,
-  activeFlowRecordTimeout: duration.default(60_000).describe("Antrea's key: an active aggregated flow is exported at most this often (event time); below 1s rounded up to 1s."),
-  inactiveFlowRecordTimeout: duration.default(90_000).describe("Antrea's key: an aggregated flow is deleted this long (event time) after its last record; below 1s rounded up to 1s."),
+  activeFlowRecordTimeout: emptyIsDefault(duration.default(60_000).describe("Antrea's key: an active aggregated flow is exported at most this often (event time); below 1s rounded up to 1s.")),
+  inactiveFlowRecordTimeout: emptyIsDefault(duration.default(90_000).describe("Antrea's key: an aggregated flow is deleted this long (event time) after its last record; below 1s rounded up to 1s.")),
   // As in Antrea, podLabels applies while running (to the records output from then on).
   recordContents: reloadable(recordContentsSection, 'live'),
   processor: reloadable(processorSection, 'restart'),

@@ -38,6 +38,13 @@ they have no effect.
 Durations are Go durations (\`500ms\`, \`90s\`, \`1m30s\`, \`2h\`) or milliseconds; sizes are bytes or take a
 unit (\`64MiB\`, \`1GB\`).
 
+**Empty values**, as Antrea's defaulting code takes them: a key written with no value (\`podLabels:\`) is
+as if it were left out, for every key whose type does not include null (Antrea's Go YAML reads it as the
+zero value, and its Helm chart renders an unset value so); and where the description says so, \`""\` (or
+\`0\` for a number) means the default too (\`mode: ""\` is Aggregate, \`flowLogger.maxBackups: 0\` keeps 3).
+A zero duration is a value, as in Antrea: \`activeFlowRecordTimeout: 0s\` is rounded up to 1s,
+\`commitInterval: 0s\` is refused, \`templateRefreshTimeout: 0s\` is 600s (go-ipfix's).
+
 For contributors: a service keeps its section in its own file (zod, each key with \`.describe()\`, and
 \`reloadable(schema, policy)\` where Antrea reloads it) and joins the service configuration in
 \`app/service-config.ts\`; defining an Antrea key there replaces its placeholder. Then run

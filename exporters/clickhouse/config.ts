@@ -2,21 +2,29 @@
 // none (the CA file's path, the row limit of a batch, the table's TTL, whether to create the schema).
 // Credentials come from CH_USERNAME and CH_PASSWORD, as in Antrea (the chart fills them from a Secret).
 import { z } from 'zod';
-import { duration } from '../../lib/config/types.js';
+import { emptyIsDefault } from '../../lib/config/empty.js';
+import { duration, port } from '../../lib/config/types.js';
+import { resolveEndpoint } from './url.js';
 
 export const clickHouseSection = z
   .strictObject({
     enable: z.boolean().default(false).describe('Whether `flowagg run` starts the ClickHouse exporter (`flowagg export clickhouse` runs it regardless).'),
-    database: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a database name is letters, digits and underscores').default('default').describe('The database of the flows table and its views.'),
-    databaseURL: z
-      .string()
-      .default('tcp://clickhouse-clickhouse.flow-visibility.svc:9000')
-      .describe(
-        "tcp://, tls://, http:// or https:// host and port. flowagg speaks ClickHouse's HTTP interface only: tcp://host:9000 is taken as http://host:8123 and tls://host:9440 as https://host:8443 (the servers' default ports); a native-protocol URL on another port is refused (docs/exporters.md).",
-      ),
+    database: emptyIsDefault(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a database name is letters, digits and underscores').default('default').describe('The database of the flows table and its views.')),
+    databaseURL: emptyIsDefault(
+      z
+        .string()
+        .default('tcp://clickhouse-clickhouse.flow-visibility.svc:9000')
+        .describe(
+        "tcp://, tls://, http:// or https:// host and port. flowagg speaks ClickHouse's HTTP interface only: a tcp:// (tls://) URL is taken as http:// (https://) on the same host, on httpPort when set, else 8123 (8443) when the URL names the native default 9000 (9440); another native port needs httpPort (docs/exporters.md).",
+        ),
+    ),
+    httpPort: port
+      .min(1)
+      .optional()
+      .describe("flowagg: the server's HTTP (or, for tls://, HTTPS) port, used when databaseURL is tcp:// or tls:// (the native protocol, which flowagg does not speak): Antrea's chart names port 9000, whose server serves HTTP on 8123 unless its http_port says otherwise."),
     debug: z.boolean().default(false).describe('Logs every request of the ClickHouse client.'),
     compress: z.boolean().default(true).describe('gzip request and response bodies (Antrea: LZ4 on the native protocol).'),
-    commitInterval: duration.default(8000).refine((ms) => ms >= 1000, { message: 'commitInterval must be at least 1s' }).describe('A batch is inserted at the latest this long after its first record arrived.'),
+    commitInterval: emptyIsDefault(duration.default(8000).refine((ms) => ms >= 1000, { message: 'commitInterval must be at least 1s' }).describe('A batch is inserted at the latest this long after its first record arrived.')),
     tls: z
       .strictObject({
         insecureSkipVerify: z.boolean().default(false).describe('Do not verify the server\'s certificate.'),
@@ -29,6 +37,11 @@ export const clickHouseSection = z
     tableTTL: duration.default(12 * 3_600_000).describe('Rows older than this are removed by the server (Theia\'s default, 12h), on servers that have TTL (19.6 and later); 0 keeps them.'),
     startTimeout: duration.default(10_000).describe('How long start() keeps trying to reach the server before it fails.'),
     requestTimeout: duration.default(30_000).describe('A request without an answer this long fails (and is retried).'),
+  })
+  .superRefine((c, ctx) => {
+    // A URL that can never work is refused at start and by `flowagg config check`, not at the first connection.
+    const endpoint = resolveEndpoint(c.databaseURL, c.httpPort);
+    if (typeof endpoint === 'string') ctx.addIssue({ code: 'custom', path: ['databaseURL'], message: endpoint });
   })
   .prefault({});
 

@@ -90,7 +90,7 @@ export class ClickHouseServer {
   constructor(config: ClickHouseConfig, credentials: ClickHouseCredentials, logger: Logger) {
     this.#config = config;
     this.#credentials = credentials;
-    this.endpoint = httpEndpoint(config.databaseURL);
+    this.endpoint = httpEndpoint(config.databaseURL, config.httpPort);
     const ca = readCa(config);
     if (!this.endpoint.tls && (config.tls.caCert || config.tls.insecureSkipVerify)) {
       logger.warn({ url: this.endpoint.url }, 'clickHouse.tls settings are ignored: databaseURL is not tls:// or https://');

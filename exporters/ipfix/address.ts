@@ -1,6 +1,7 @@
 // Antrea's flowCollector.address: `<host>:<port>[:<proto>]`, IPv6 hosts in brackets (`[fd00::1]:4739:udp`).
-// The port defaults to 4739 and the protocol to tcp. `tls` as the protocol is TCP with TLS (Antrea takes
-// it and then fails at connect time; flowagg says what it means). Anything else is refused here, at start.
+// The port defaults to 4739 (also when empty, `host::udp`) and the protocol to tcp. `tls` as the protocol
+// is TCP with TLS (Antrea takes it and then fails at connect time; flowagg says what it means). Anything
+// else is refused here, at start.
 import { isIP } from 'node:net';
 
 export type CollectorTransport = 'tcp' | 'udp';
@@ -39,7 +40,8 @@ export function parseCollectorAddress(text: string): CollectorAddress | string {
   if (host === '') return `"${text}" has no host`;
   const [portText, proto] = rest;
   let port = DEFAULT_PORT;
-  if (portText !== undefined) {
+  // `host::udp`: an empty port before a protocol is the default port, as Antrea's ParseFlowCollectorAddr takes it.
+  if (portText !== undefined && !(portText === '' && proto !== undefined)) {
     if (!/^\d+$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) return `"${text}": port "${portText}" is not a number in 1..65535`;
     port = Number(portText);
   }

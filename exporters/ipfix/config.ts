@@ -2,10 +2,12 @@
 // TLS material outside Kubernetes, the connect timeout, and how records are batched. Values are checked
 // here, at start, with the key path in every message.
 import { z } from 'zod';
+import { emptyIsDefault } from '../../lib/config/empty.js';
 import { duration } from '../../lib/config/types.js';
 import { type CollectorAddress, parseCollectorAddress } from './address.js';
 
 const MIN_MESSAGE = 512;
+const DEFAULT_TEMPLATE_REFRESH = 600_000;
 const MAX_MESSAGE = 65535;
 
 /** Antrea's top-level clusterID. */
@@ -34,8 +36,14 @@ export const flowCollectorSection = z
     enable: z.boolean().default(false).describe('Export to an external IPFIX (or JSON) collector.'),
     address: z.string().default('').describe('The collector, <host>:<port>[:<proto>] (proto tcp, udp or tls; IPv6 in brackets); port 4739 and tcp by default.'),
     observationDomainID: z.number().int().min(0).max(0xffffffff).optional().describe('Observation domain id of the export; default FNV-1 32-bit of the cluster UUID\'s 16 bytes (0 when unknown).'),
-    recordFormat: z.enum(['IPFIX', 'JSON']).default('IPFIX').describe('IPFIX, or JSON lines ({"ipfix": {...}, "@timestamp": ...}).'),
-    templateRefreshTimeout: duration.default(600_000).describe('UDP only: both templates are sent again this often; 0 = only at the start of a session.'),
+    recordFormat: emptyIsDefault(z.enum(['IPFIX', 'JSON']).default('IPFIX').describe('IPFIX, or JSON lines ({"ipfix": {...}, "@timestamp": ...}).')),
+    templateRefreshTimeout: emptyIsDefault(
+      duration
+        // go-ipfix takes 0 as its default, 600 s.
+        .transform((ms) => (ms === 0 ? DEFAULT_TEMPLATE_REFRESH : ms))
+        .default(DEFAULT_TEMPLATE_REFRESH)
+        .describe('UDP only: both templates are sent again this often, with or without data; 0 means 600s, as in Antrea.'),
+    ),
     maxIPFIXMsgSize: z
       .number()
       .int()

@@ -1,7 +1,8 @@
 // What one transport session sends: an IPFIX exporting process of its own (Antrea starts a new one per
-// connection), so a new session starts its sequence numbers at 0 and announces both templates before
-// any data; over UDP the templates are announced again every templateRefreshTimeout. Records are packed
-// many to a message, up to the message size. In JSON mode each record is one line (over UDP, one
+// connection), so a new session starts its sequence numbers at 0 and announces both templates when it
+// opens, before any data; over UDP the templates are announced again every templateRefreshTimeout, by
+// the next batch or, when no data flows, by the exporter's timer (template-refresh.ts). Records are
+// packed many to a message, up to the message size. In JSON mode each record is one line (over UDP, one
 // datagram), with no templates.
 import { IpfixError } from '../../lib/ipfix/errors.js';
 import { MessageEncoder } from '../../lib/ipfix/message-encoder.js';
@@ -15,7 +16,7 @@ export interface SessionOptions {
   readonly templates: ExportTemplates;
   readonly observationDomainId: number;
   readonly maxMessageSize: number;
-  /** 0 = templates only at the start of the session. */
+  /** 0 = templates only at the start of the session (TCP and TLS). */
   readonly templateRefreshMs: number;
   readonly now: () => number;
 }
@@ -42,6 +43,24 @@ export class ExportSession {
     return this.#o.format === 'JSON' ? this.#json(records) : this.#ipfix(records);
   }
 
+  /** Both templates, in a message of their own (none in JSON mode). */
+  announce(): Uint8Array[] {
+    if (this.#o.format === 'JSON') return [];
+    this.#addTemplates(this.#o.now());
+    return this.#encoder.flush();
+  }
+
+  /** When the templates are due again; undefined when they never are (TCP, TLS, JSON). */
+  refreshDueAt(): number | undefined {
+    return this.#o.format === 'IPFIX' && this.#o.templateRefreshMs > 0 ? this.#templatesAt + this.#o.templateRefreshMs : undefined;
+  }
+
+  #addTemplates(now: number): void {
+    this.#encoder.addTemplate(this.#o.templates.ipv4.template);
+    this.#encoder.addTemplate(this.#o.templates.ipv6.template);
+    this.#templatesAt = now;
+  }
+
   #json(records: readonly ExportedRecord[]): Encoded {
     const now = new Date(this.#o.now());
     const chunks = records.map(({ record }) => Buffer.from(jsonLine(this.#o.templates.of(record), record, now)));
@@ -52,13 +71,9 @@ export class ExportSession {
     const enc = this.#encoder;
     const { templates } = this.#o;
     const now = this.#o.now();
-    const refresh = this.#o.templateRefreshMs;
-    const templatesSent = this.#templatesAt === -Infinity || (refresh > 0 && now - this.#templatesAt >= refresh);
-    if (templatesSent) {
-      enc.addTemplate(templates.ipv4.template);
-      enc.addTemplate(templates.ipv6.template);
-      this.#templatesAt = now;
-    }
+    const due = this.refreshDueAt();
+    const templatesSent = this.#templatesAt === -Infinity || (due !== undefined && now >= due);
+    if (templatesSent) this.#addTemplates(now);
     let invalid = 0;
     let firstError: string | undefined;
     for (const { record } of records) {

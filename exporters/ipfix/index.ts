@@ -18,6 +18,7 @@ import { type Connection, type TlsMaterial, openConnection } from './connection.
 import { IPFIX_EXPORT_CONNECT } from './errors.js';
 import { ExportSession } from './export-session.js';
 import { ipfixMetrics } from './metrics.js';
+import { TemplateRefresh } from './template-refresh.js';
 import { type ExportTemplates, exportTemplates } from './templates.js';
 import { loadTlsMaterial, type SecretReader } from './tls-material.js';
 
@@ -37,6 +38,13 @@ export interface IpfixExporterDeps {
   readonly now?: () => number;
 }
 
+interface Session {
+  readonly connection: Connection;
+  readonly session: ExportSession;
+  /** Over UDP, the timer that announces the templates again. */
+  readonly refresh: TemplateRefresh | undefined;
+}
+
 export class IpfixExporter implements Exporter {
   readonly kind = 'ipfix' as const;
   readonly batching: Exporter['batching'];
@@ -51,8 +59,8 @@ export class IpfixExporter implements Exporter {
   readonly #now: () => number;
   readonly #backoff = new Backoff({ initialMs: 1000, maxMs: 30_000 });
   #tls: TlsMaterial | undefined;
-  #conn: { connection: Connection; session: ExportSession } | undefined;
-  #connecting: Promise<{ connection: Connection; session: ExportSession }> | undefined;
+  #conn: Session | undefined;
+  #connecting: Promise<Session> | undefined;
   /** No connection attempt before this time (the backoff after a failed one). */
   #retryAt = 0;
   #stopped = false;
@@ -112,18 +120,20 @@ export class IpfixExporter implements Exporter {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#conn?.refresh?.stop();
     this.#conn?.connection.close();
     this.#conn = undefined;
   }
 
   #drop(connection: Connection): void {
     if (this.#conn?.connection !== connection) return;
+    this.#conn.refresh?.stop();
     connection.close();
     this.#conn = undefined;
     ipfixMetrics.connected.set(0);
   }
 
-  async #session(signal: AbortSignal): Promise<{ connection: Connection; session: ExportSession }> {
+  async #session(signal: AbortSignal): Promise<Session> {
     const current = this.#conn;
     if (current !== undefined && current.connection.open) return current;
     if (current !== undefined) {
@@ -138,7 +148,7 @@ export class IpfixExporter implements Exporter {
     return this.#connect();
   }
 
-  #connect(): Promise<{ connection: Connection; session: ExportSession }> {
+  #connect(): Promise<Session> {
     this.#connecting ??= (async () => {
       try {
         const connection = await openConnection(this.address, this.#tls, this.#c.connectTimeout);
@@ -150,8 +160,25 @@ export class IpfixExporter implements Exporter {
           templateRefreshMs: connection.transport === 'udp' ? this.#c.templateRefreshTimeout : 0,
           now: this.#now,
         });
+        // Both templates as the session opens, as Antrea's exporting process sends them, before any data.
+        try {
+          await connection.write(session.announce());
+        } catch (err) {
+          connection.close();
+          throw err;
+        }
+        if (this.#c.recordFormat === 'IPFIX') ipfixMetrics.templates.inc();
         this.#backoff.reset();
-        this.#conn = { connection, session };
+        const refresh = session.refreshDueAt() === undefined ? undefined : new TemplateRefresh({
+          session,
+          send: (chunks) => connection.write(chunks).then(() => ipfixMetrics.templates.inc()),
+          now: this.#now,
+          onError: (err) => {
+            this.#logger.warn({ collector: `${this.address.host}:${this.address.port}`, err: errorMessage(err) }, 'cannot send the templates again; the next delivery reconnects');
+            this.#drop(connection);
+          },
+        });
+        this.#conn = { connection, session, refresh };
         ipfixMetrics.connected.set(1);
         ipfixMetrics.connections.inc();
         return this.#conn;

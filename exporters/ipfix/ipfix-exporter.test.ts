@@ -120,6 +120,34 @@ test('UDP: messages fit the path MTU (or maxIPFIXMsgSize), templates are sent ag
   assert.equal(got.headers.at(-1)!.exportTime, Math.floor(now / 1000));
 });
 
+test('UDP: the templates are sent again every templateRefreshTimeout while no data flows, and the timer stops with the exporter', async (t) => {
+  const collector = await startUdpCollector();
+  t.after(() => collector.close());
+  const exporter = ipfixExporter({ address: `127.0.0.1:${collector.port}:udp`, templateRefreshTimeout: '200ms' });
+  await exporter.start();
+  await collector.waitForMessages(3, 10_000);
+  await exporter.stop();
+  const got = decodeCollected(collector.messages, 'udp');
+  assert.equal(got.records.length, 0, 'no data was delivered');
+  assert.ok(got.headers.every((h) => h.records === 0));
+  assert.deepEqual(got.templates.slice(0, 6).map((x) => x.id), [256, 257, 256, 257, 256, 257], 'at the start, then on the timer');
+  const after = collector.messages.length;
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  assert.equal(collector.messages.length, after, 'nothing once stopped');
+});
+
+test('TCP: both templates as the session opens, before any data', async (t) => {
+  const collector = await startTcpCollector();
+  t.after(() => collector.close());
+  const exporter = ipfixExporter({ address: `127.0.0.1:${collector.port}:tcp` });
+  await exporter.start();
+  t.after(() => exporter.stop());
+  await collector.waitForMessages(1, 10_000);
+  const got = decodeCollected(collector.messages);
+  assert.deepEqual(got.templates.map((x) => [x.id, x.fields.length]), [[256, 70], [257, 70]]);
+  assert.equal(got.records.length, 0);
+});
+
 test('JSON lines: one object per record, addresses and UUIDs as text', async (t) => {
   const server = createServer();
   const lines: string[] = [];

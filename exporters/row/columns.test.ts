@@ -47,10 +47,13 @@ describe('row columns', () => {
     assert.equal(COUNTER_COLUMNS.length, 14);
   });
 
-  it('S3: the ClickHouse columns with the insertion time after clusterUUID (52 fields)', () => {
-    const expected = [...REFERENCE_INSERT.slice(0, 48).map(([n]) => n), 'timeInserted', 'egressName', 'egressIP', 'egressNodeName'];
-    assert.equal(S3_FIELDS.length, 52);
+  it('S3: Antrea\'s 53 fields by position: destinationServiceIP after destinationClusterIP, the insertion time after clusterUUID', () => {
+    const names = REFERENCE_INSERT.map(([n]) => n);
+    const expected = [...names.slice(0, 25), 'destinationServiceIP', ...names.slice(25, 48), 'timeInserted', ...names.slice(48)];
+    assert.equal(S3_FIELDS.length, 53);
     expected.forEach((name, i) => assert.equal(S3_FIELDS[i], name, `field ${i}`));
+    assert.deepEqual([S3_FIELDS[24], S3_FIELDS[25], S3_FIELDS[26]], ['destinationClusterIP', 'destinationServiceIP', 'destinationServicePort']);
+    assert.deepEqual(S3_FIELDS.slice(48), ['clusterUUID', 'timeInserted', 'egressName', 'egressIP', 'egressNodeName']);
   });
 
   it('flow log: the 30 fields of §7.4, in order', () => {

@@ -73,18 +73,24 @@ export const CLICKHOUSE_COLUMNS: readonly Column[] = [
 export const COUNTER_COLUMNS: readonly FlowRowField[] = CLICKHOUSE_COLUMNS.filter((c) => c.type === 'UInt64').map((c) => c.name);
 
 /**
- * One S3 CSV line, as Antrea's uploader writes it (the column order of Theia's Snowflake `flows` table):
- * the ClickHouse columns up to clusterUUID, the time the line was written (`timeInserted`, unix seconds),
- * then egressName, egressIP, egressNodeName. 52 fields.
+ * One S3 CSV line, as Antrea's current uploader writes it (reference §7.3, checked against fc70f2bb7): the
+ * ClickHouse columns with destinationServiceIP after destinationClusterIP, and the time the line was
+ * written (`timeInserted`, unix seconds) after clusterUUID. 53 fields. A reader that reads by position
+ * counts on every one of them being where Antrea puts it.
  */
 export type S3Field = FlowRowField | 'timeInserted';
 
-const clusterUuidAt = CLICKHOUSE_COLUMNS.findIndex((c) => c.name === 'clusterUUID');
-export const S3_FIELDS: readonly S3Field[] = [
-  ...CLICKHOUSE_COLUMNS.slice(0, clusterUuidAt + 1).map((c) => c.name),
-  'timeInserted',
-  ...CLICKHOUSE_COLUMNS.slice(clusterUuidAt + 1).map((c) => c.name),
-];
+function s3Fields(): S3Field[] {
+  const out: S3Field[] = [];
+  for (const { name } of CLICKHOUSE_COLUMNS) {
+    out.push(name);
+    if (name === 'destinationClusterIP') out.push('destinationServiceIP');
+    if (name === 'clusterUUID') out.push('timeInserted');
+  }
+  return out;
+}
+
+export const S3_FIELDS: readonly S3Field[] = s3Fields();
 
 /** The flow log's 30 CSV fields (Antrea's flowlogger), in order. */
 export const FLOW_LOG_FIELDS: readonly FlowRowField[] = [

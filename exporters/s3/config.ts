@@ -2,6 +2,7 @@
 // `forcePathStyle` for S3-compatible servers (MinIO, Ceph, moto). Credentials come from the AWS SDK's
 // usual chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, a profile, an IAM role), as in Antrea.
 import { z } from 'zod';
+import { emptyIsDefault } from '../../lib/config/empty.js';
 import { duration } from '../../lib/config/types.js';
 
 export const s3UploaderSection = z
@@ -10,10 +11,10 @@ export const s3UploaderSection = z
     bucketName: z.string().default('').describe('The bucket files are uploaded to (required).'),
     bucketPrefix: z.string().default('').describe('Objects are named `<bucketPrefix>/records-…`.'),
     region: z.string().default('').describe('"" → AWS_REGION → us-west-2.'),
-    recordFormat: z.literal('CSV', { error: (i) => `"${String(i.input)}" is not a record format (only CSV)` }).default('CSV').describe('CSV, the only format (as in Antrea).'),
+    recordFormat: emptyIsDefault(z.literal('CSV', { error: (i) => `"${String(i.input)}" is not a record format (only CSV)` }).default('CSV').describe('CSV, the only format (as in Antrea).')),
     compress: z.boolean().default(true).describe('gzip the files (`.csv.gz`).'),
-    maxRecordsPerFile: z.number().int().min(1).default(1_000_000).describe('A file holds at most this many records.'),
-    uploadInterval: duration.default(60_000).refine((ms) => ms >= 1000, { message: 'uploadInterval must be at least 1s' }).describe('A file is uploaded at the latest this long after its first record arrived.'),
+    maxRecordsPerFile: emptyIsDefault(z.number().int().min(1).default(1_000_000).describe('A file holds at most this many records.'), [0]),
+    uploadInterval: emptyIsDefault(duration.default(60_000).refine((ms) => ms >= 1000, { message: 'uploadInterval must be at least 1s' }).describe('A file is uploaded at the latest this long after its first record arrived.')),
     endpoint: z.string().url().optional().describe('An S3-compatible server\'s URL instead of AWS\'s (http://127.0.0.1:9000).'),
     forcePathStyle: z.boolean().optional().describe('Bucket in the path rather than the host name; the default when `endpoint` is set.'),
   })

@@ -1,4 +1,4 @@
-// One S3 CSV line per record, as Antrea's uploader writes it (reference §7.3): no header, the 52 fields of
+// One S3 CSV line per record, as Antrea's uploader writes it (reference §7.3): no header, the 53 fields of
 // S3_FIELDS, Pod labels in single quotes (their JSON holds commas). Antrea writes every other string as it
 // is; flowagg puts one in single quotes too when it holds a comma, a quote or a line break (strings come
 // from exporters, and a newline would forge a row), doubling the quotes inside, as the CSV readers that

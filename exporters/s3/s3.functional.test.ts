@@ -50,14 +50,16 @@ describe('S3 uploader against a real S3-compatible server', { skip }, () => {
     assert.equal(lines.length, 300);
     const row = toFlowRow(aggregatedRecord(3), 'c1');
     const fields = lines[3]!.split(/,(?=(?:[^']*'[^']*')*[^']*$)/); // commas outside single quotes
-    assert.equal(fields.length, 52);
+    assert.equal(fields.length, 53);
     assert.equal(fields[0], String(row.flowStartSeconds));
     assert.equal(fields[5], row.sourceIP);
     assert.equal(fields[11], String(row.octetTotalCount));
-    assert.equal(fields[39], `'${row.sourcePodLabels}'`);
-    assert.equal(fields[47], 'c1');
-    assert.equal(fields[48], '1800000000');
-    assert.equal(fields[51], row.egressNodeName);
+    assert.equal(fields[24], row.destinationClusterIP);
+    assert.equal(fields[25], row.destinationServiceIP);
+    assert.equal(fields[40], `'${row.sourcePodLabels}'`);
+    assert.equal(fields[48], 'c1');
+    assert.equal(fields[49], '1800000000');
+    assert.equal(fields[52], row.egressNodeName);
   });
 
   it('writes plain CSV without compress', async () => {

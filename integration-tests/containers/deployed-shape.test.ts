@@ -77,6 +77,7 @@ test('ingest, two processors and the exporters in containers of the product imag
   await writeFile(
     join(configDir, 'flow-aggregator.conf'),
     `mode: Aggregate
+aggregatorTransportProtocol: [udp, tcp]
 activeFlowRecordTimeout: 2s
 inactiveFlowRecordTimeout: 3s
 log:

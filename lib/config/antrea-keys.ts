@@ -4,6 +4,7 @@
 // replaces its placeholder simply by defining the key: withAntreaKeys fills in only the keys a
 // configuration does not define itself.
 import { z } from 'zod';
+import { emptyIsDefault } from './empty.js';
 import { type ReloadPolicy } from './meta.js';
 
 function pending(service: string, description: string, reload: ReloadPolicy) {
@@ -30,15 +31,18 @@ export const antreaPendingShape = {
  * the oldest records when an exporter falls behind. flowagg's exporters read the message log at their own
  * pace instead, so nothing is overwritten and there is nothing to size.
  */
-export const recordBufferSize = z
-  .number()
-  .int()
-  .positive()
-  .optional()
-  .meta({
-    description: "Antrea's ring-buffer size (entries). Accepted and unused: each exporter reads the message log at its own pace, so no record is overwritten.",
-    note: "accepted as Antrea's key and unused: flowagg's message log replaces Antrea's ring buffer, so no record is ever overwritten",
-  });
+export const recordBufferSize = emptyIsDefault(
+  z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .meta({
+      description: "Antrea's ring-buffer size (entries, 8192 in Antrea). Accepted and unused: each exporter reads the message log at its own pace, so no record is overwritten.",
+      note: "accepted as Antrea's key and unused: flowagg's message log replaces Antrea's ring buffer, so no record is ever overwritten",
+    }),
+  [0],
+);
 
 type PendingShape = typeof antreaPendingShape;
 

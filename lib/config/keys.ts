@@ -17,6 +17,10 @@ export interface ConfigKey {
   readonly reload?: ReloadPolicy;
   readonly valueKind?: ValueKind;
   readonly note?: string;
+  /** Values that mean the default (Antrea's "" or 0, empty.ts). */
+  readonly emptyValues?: readonly ('' | 0)[];
+  /** null is a value of this key (else a key written with no value is left out). */
+  readonly nullable: boolean;
 }
 
 interface Def {
@@ -81,6 +85,9 @@ function unwrap(schema: z.ZodType): Unwrapped {
       s = def.innerType;
     } else if (def.type === 'pipe' && def.in !== undefined && defOf(def.in).type === 'object') {
       s = def.in;
+    } else if (def.type === 'pipe' && def.in !== undefined && defOf(def.in).type === 'transform') {
+      // A preprocess (empty.ts): the key is its schema.
+      s = def.out!;
     } else {
       // A refinement piped after a duration or size (byteSize.pipe(z.number().min(4096))) is still one.
       if (def.type === 'pipe' && meta.valueKind === undefined) {
@@ -157,6 +164,8 @@ export function configKeys(schema: z.ZodType, prefix: readonly string[] = []): C
       ...(u.meta.reload !== undefined && { reload: u.meta.reload }),
       ...(u.meta.valueKind !== undefined && { valueKind: u.meta.valueKind }),
       ...(u.meta.note !== undefined && { note: u.meta.note }),
+      ...(u.meta.emptyValues !== undefined && { emptyValues: u.meta.emptyValues }),
+      nullable: u.nullable,
     });
     if (section) out.push(...configKeys(u.core, path));
   }

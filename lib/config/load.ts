@@ -11,6 +11,7 @@ import { FlowaggError } from '../errors.js';
 import { configErrorMap, withValue } from './issues.js';
 import { type ConfigKey, childKeys, configKeys } from './keys.js';
 import { closestKey } from './suggest.js';
+import { dropUnsetValues } from './unset.js';
 
 export const CONFIG_INVALID = 'FLOWAGG_ERR_CONFIG_INVALID';
 
@@ -174,6 +175,7 @@ export function readConfig<S extends z.ZodType>(schema: S, sources: ConfigSource
     origins.set(k.split('.'), 'command line');
   }
   if (diagnostics.some((d) => d.level === 'error')) return { ok: false, diagnostics };
+  dropUnsetValues(doc, keys);
 
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const result = schema.safeParse(doc, { error: configErrorMap, reportInput: true });
@@ -195,7 +197,7 @@ export function readConfig<S extends z.ZodType>(schema: S, sources: ConfigSource
     for (const k of keys) {
       const given = k.note === undefined ? undefined : getPath(doc, k.path);
       // Antrea's chart writes some of these keys empty; an empty value asks for nothing.
-      if (given !== undefined && given !== '') diagnostics.push(diagnostic('notice', k.path, k.note!, origins.of(k.path)));
+      if (given !== undefined && given !== '' && !(k.emptyValues ?? []).includes(given as '' | 0)) diagnostics.push(diagnostic('notice', k.path, k.note!, origins.of(k.path)));
     }
     if (result.success) return { ok: true, config: deepFreeze(result.data), diagnostics };
     for (const issue of result.error.issues) {

@@ -24,6 +24,8 @@ declare module 'zod/v4/core' {
     typeLabel?: string;
     /** Said (as a notice, not an error) whenever the key is set: a key accepted for compatibility that has no effect. */
     note?: string;
+    /** Values that mean "the default", as Antrea's defaulting code takes them (empty.ts). */
+    emptyValues?: readonly ('' | 0)[];
   }
 }
 

@@ -73,11 +73,17 @@ function defaultCell(k: ConfigKey): string {
   return `\`${typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v)}\``;
 }
 
+/** The key's description, and which values mean its default as in Antrea (empty.ts). */
+function descriptionCell(k: ConfigKey): string {
+  const empty = k.emptyValues?.map((v) => `\`${JSON.stringify(v)}\``).join(' or ');
+  return cell([k.description ?? '', empty === undefined ? '' : `${empty} means the default, as in Antrea.`].filter((t) => t !== '').join(' '));
+}
+
 function table(keys: readonly ConfigKey[]): string[] {
   return [
     '| key | type | default | on change | description |',
     '|---|---|---|---|---|',
-    ...keys.map((k) => `| \`${k.path.join('.')}\` | ${cell(k.type)} | ${defaultCell(k)} | ${k.reload ?? ''} | ${cell(k.description ?? '')} |`),
+    ...keys.map((k) => `| \`${k.path.join('.')}\` | ${cell(k.type)} | ${defaultCell(k)} | ${k.reload ?? ''} | ${descriptionCell(k)} |`),
   ];
 }
 

@@ -117,17 +117,36 @@ describe('aggregation rules', () => {
   test('inter-Node: the halves correlate whatever the order; only set fields are copied; deltas summed per Node, common from the latest', () => {
     for (const order of [0, 1]) {
       const ag = aggregator();
-      const halves = [srcHalf(1010, 100, { destinationServicePortName: 'ns/svc:http', egressName: 'eg', destinationServiceIPv4: '10.96.0.1' }), dstHalf(1011, 102, { destinationServicePortName: '', egressName: '', destinationServiceIPv4: '0.0.0.0' })];
+      const halves = [srcHalf(1010, 100, { destinationServicePortName: 'ns/svc:http', destinationServiceIPv4: '10.96.0.1' }), dstHalf(1011, 102, { destinationServicePortName: '', destinationServiceIPv4: '0.0.0.0' })];
       const outs = feed(ag, order === 0 ? halves : [halves[1]!, halves[0]!], 1012);
       assert.equal(outs.length, 1);
       const out = outs[0]!;
       assert.deepEqual([out.sourcePodName, out.sourcePodNamespace, out.sourceNodeName, out.destinationPodName, out.destinationNodeName], ['client', 'ns', 'node-a', 'server', 'node-b']);
       assert.equal(out.destinationServicePortName, 'ns/svc:http', 'a set field is never overwritten by an empty one');
-      assert.equal(out.egressName, 'eg');
       assert.equal(ip(out.destinationServiceIPv4 as Buffer), '10.96.0.1');
       assert.deepEqual([out.packetTotalCountFromSourceNode, out.packetTotalCountFromDestinationNode, out.packetTotalCount], [100, 102, 102]);
       assert.equal(out.packetDeltaCount, 10, 'the latest Node\'s delta, not the sum of both Nodes\'');
     }
+  });
+
+  test('the second half leaves flowEndReason and the Egress fields as the first half set them (Antrea\'s correlateRecords)', () => {
+    const egressA = { egressName: 'egress-a', egressIP: '172.18.0.1', egressNodeName: 'node-a' };
+    const egressB = { egressName: 'egress-b', egressIP: '172.18.0.2', egressNodeName: 'node-b' };
+    const endOfFlow = srcHalf(1010, 100, { flowEndReason: 3, ...egressA });
+    const active = dstHalf(1011, 102, { flowEndReason: 2, ...egressB });
+    const egressOf = (out: FlowRecord) => ({ egressName: out.egressName, egressIP: out.egressIP, egressNodeName: out.egressNodeName });
+
+    const [first] = feed(aggregator(), [endOfFlow, active], 1012);
+    assert.equal(first!.flowEndReason, 3, 'END_OF_FLOW stays: the ACTIVE destination half does not overwrite it');
+    assert.deepEqual(egressOf(first!), egressA, 'the source half\'s Egress, not its peer\'s');
+
+    const [reversed] = feed(aggregator(), [active, endOfFlow], 1012);
+    assert.equal(reversed!.flowEndReason, 3, 'END_OF_FLOW arriving second is taken by the aggregation rule');
+    assert.deepEqual(egressOf(reversed!), egressB, 'the first half\'s Egress, whichever Node sent it');
+    assert.equal(reversed!.sourcePodName, 'client', 'the correlated fields still come from both halves');
+
+    const [emptyFirst] = feed(aggregator(), [dstHalf(1011, 102), srcHalf(1010, 100, egressA)], 1012);
+    assert.deepEqual(egressOf(emptyFirst!), { egressName: '', egressIP: '', egressNodeName: '' }, 'not filled from the second half either');
   });
 
   test('per-Node totals are overwritten, deltas summed between exports, and reset after each export', () => {

@@ -21,8 +21,14 @@ const IN_ADDRESS = ADDRESS_FIELDS.map((name) => ADDRESS_FAMILY_FIELDS[name].map(
 const IN_SMALL = SMALL_INT_FIELDS.map(([column, field]) => [column, fieldIndex(field)] as const);
 const IN_SERVICE_PORT = fieldIndex('destinationServicePort');
 const IN_TCP_STATE = fieldIndex('tcpState');
-/** Text columns the correlation copies: every one but tcpState (aggregated) and the labels (looked up). */
-const CORRELATED_TEXT = TEXT_FIELDS.map((_, c) => c).filter((c) => !['tcpState', 'sourcePodLabels', 'destinationPodLabels'].includes(TEXT_FIELDS[c]!));
+/**
+ * Text columns the correlation copies: every one but tcpState (aggregated), the labels (looked up) and the
+ * Egress ones, which Antrea's correlateRecords leaves as the first half set them.
+ */
+const NOT_CORRELATED_TEXT: readonly string[] = ['tcpState', 'sourcePodLabels', 'destinationPodLabels', 'egressName', 'egressIP', 'egressNodeName'];
+const CORRELATED_TEXT = TEXT_FIELDS.map((_, c) => c).filter((c) => !NOT_CORRELATED_TEXT.includes(TEXT_FIELDS[c]!));
+/** The policy enums: flowType is the first half's (or FROM_EXTERNAL's), flowEndReason is aggregated, not copied. */
+const CORRELATED_SMALL = IN_SMALL.filter(([column]) => column !== U_FLOW_TYPE && column !== U_FLOW_END_REASON);
 
 /** Integer bits per second of `octets` over `ms`, floored as Antrea's integer division is; 0 unless both are positive. */
 export function bitsPerSecond(octets: number, ms: number): number {
@@ -109,9 +115,11 @@ export function createFlow(store: FlowStore, slot: number, r: ScannedRecord, fil
 
 /**
  * The correlation copy (§5.5 `correlateRecords`): every correlated field the record has set (non-empty
- * text, non-zero number, non-zero address or UUID) replaces the flow's, the others stay, so the result
- * does not depend on which half came first. The FROM_EXTERNAL ingress half brings the external client as
- * the source and the SNAT address and port.
+ * text, non-zero number, non-zero address or UUID) replaces the flow's, the others stay, so Pods, Nodes,
+ * Service and policies do not depend on which half came first. flowEndReason and the Egress names and IP
+ * are not copied, as in Antrea: they stay the first half's (flowEndReason then follows the aggregation
+ * rule, which keeps END_OF_FLOW). The FROM_EXTERNAL ingress half brings the external client as the source
+ * and the SNAT address and port.
  */
 export function correlate(store: FlowStore, slot: number, r: ScannedRecord): void {
   for (const c of CORRELATED_TEXT) if (r.hasText(IN_TEXT[c]!)) store.setInterned(slot, c, r.text(IN_TEXT[c]!));
@@ -122,9 +130,9 @@ export function correlate(store: FlowStore, slot: number, r: ScannedRecord): voi
     if (address !== '') store.setInterned(slot, I_ADDRESS + c, address);
   }
   const u = slot * U_WIDTH;
-  for (const [column, field] of IN_SMALL) {
+  for (const [column, field] of CORRELATED_SMALL) {
     const v = r.num0(field);
-    if (v !== 0 && column !== U_FLOW_TYPE) store.u8[u + column] = v;
+    if (v !== 0) store.u8[u + column] = v;
   }
   const i = slot * I_WIDTH;
   const servicePort = r.num0(IN_SERVICE_PORT);

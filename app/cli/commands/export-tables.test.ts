@@ -20,14 +20,14 @@ function configFile(yaml: string): string {
 test('values out of range in the three sections fail flowagg run, each naming its key', async () => {
   const file = configFile(
     'clickHouse:\n  enable: true\n  commitInterval: 500ms\ns3Uploader:\n  uploadInterval: 10ms\n  recordFormat: JSON\n' +
-      'flowLogger:\n  maxSize: 0\n  recordFormat: XML\n  filters:\n    - ingressNetworkPolicyRuleActions: [Deny]\n',
+      'flowLogger:\n  maxSize: -1\n  recordFormat: XML\n  filters:\n    - ingressNetworkPolicyRuleActions: [Deny]\n',
   );
   const { code, stderr } = await capture(['run', '--config', file]);
   assert.equal(code, 1);
   assert.match(stderr, /clickHouse\.commitInterval \([^)]*\): commitInterval must be at least 1s/);
   assert.match(stderr, /s3Uploader\.uploadInterval \([^)]*\): uploadInterval must be at least 1s/);
   assert.match(stderr, /s3Uploader\.recordFormat \([^)]*\): "JSON" is not a record format \(only CSV\)/);
-  assert.match(stderr, /flowLogger\.maxSize \([^)]*\): 0 is too small/);
+  assert.match(stderr, /flowLogger\.maxSize \([^)]*\): -1 is too small/);
   assert.match(stderr, /flowLogger\.recordFormat \([^)]*\): "XML" is not a record format/);
   assert.match(stderr, /flowLogger\.filters\.0\.ingressNetworkPolicyRuleActions\.0 \([^)]*\): "Deny" is not a rule action/);
 });
@@ -35,7 +35,7 @@ test('values out of range in the three sections fail flowagg run, each naming it
 test('flowagg export clickhouse refuses a wrong scheme and an unreachable server, naming clickHouse.databaseURL', async () => {
   const scheme = await capture(['export', 'clickhouse', '--config', configFile('clickHouse:\n  databaseURL: "grpc://clickhouse:9000"\n')]);
   assert.equal(scheme.code, 1);
-  assert.match(scheme.stderr, /clickHouse\.databaseURL "grpc:\/\/clickhouse:9000": the scheme grpc is not supported/);
+  assert.match(scheme.stderr, /clickHouse\.databaseURL \([^)]*\): the scheme grpc is not supported/);
   const port = await closedPort();
   const down = await capture(['export', 'clickhouse', '--config', configFile(`clickHouse:\n  databaseURL: "http://127.0.0.1:${port}"\n  startTimeout: 1s\n`)]);
   assert.equal(down.code, 1);

@@ -1,13 +1,13 @@
 // `flowagg ingest`: the IPFIX collectors writing flows.raw, alone (as its own Deployment, next to Kafka).
 import { type Command } from '../command.js';
-import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from '../../serve.js';
+import { NO_FILE_CONFIG, SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from '../../serve.js';
 
 export const ingestCommand: Command = {
   name: 'ingest',
   usage: `Usage: flowagg ingest [--config FILE]
 
-Runs the IPFIX collectors (aggregatorTransportProtocol: udp, tcp, tls, or a list; default udp and tcp on
-port 4739) and writes every decoded data record to the flows.raw topic of the configured log (default: the
+Runs the IPFIX collectors (aggregatorTransportProtocol: udp, tcp, tls, or a list, on port 4739; without a
+configuration file udp and tcp, with one TLS unless it says otherwise, as Antrea) and writes every decoded data record to the flows.raw topic of the configured log (default: the
 embedded log in ./data/log). Serves /metrics, /healthz, /readyz and /recordmetrics on apiServer.apiPort
 (default 10348). Stops cleanly on SIGINT or SIGTERM. See docs/ingest.md.
 
@@ -16,5 +16,5 @@ embedded log in ./data/log). Serves /metrics, /healthz, /readyz and /recordmetri
                   watched and changes apply as Antrea applies them (docs/configuration.md)
 `,
   options: SERVICE_OPTIONS,
-  run: async (args) => serve(loadServiceConfig(args), { command: 'ingest', ...fileOf(args) }),
+  run: async (args) => serve(loadServiceConfig(args, {}, NO_FILE_CONFIG), { command: 'ingest', ...fileOf(args) }),
 };

@@ -26,6 +26,7 @@ const args = (values: Record<string, string> = {}) => ({ values, positionals: []
 test('flowagg run without a configuration file writes the flow log as JSON lines under ./data; an environment variable still turns it off', () => {
   const c = loadServiceConfig(args(), {}, QUICK_START_CONFIG);
   assert.deepEqual([c.flowLogger.enable, c.flowLogger.path, c.flowLogger.recordFormat], [true, 'data/flows.log', 'JSON']);
+  assert.deepEqual(c.aggregatorTransportProtocol, ['udp', 'tcp'], 'IPFIX collectors any exporter reaches without certificates');
   assert.equal(c.log.embedded.dir, './data/log', 'beside the log');
   process.env.FLOWAGG_CFG_FLOWLOGGER_ENABLE = 'false';
   try {
@@ -35,11 +36,12 @@ test('flowagg run without a configuration file writes the flow log as JSON lines
   }
 });
 
-test('flowagg run with a configuration file keeps Antrea\'s flowLogger defaults: off, CSV', () => {
+test('flowagg run with a configuration file keeps Antrea\'s defaults: the flow log off (CSV), the IPFIX collector on TLS', () => {
   const file = join(mkdtempSync(join(tmpdir(), 'flowagg-run-cli-')), 'flow-aggregator.conf');
   writeFileSync(file, 'activeFlowRecordTimeout: 60s\n');
   const c = loadServiceConfig(args({ config: file }), {}, QUICK_START_CONFIG);
   assert.deepEqual([c.flowLogger.enable, c.flowLogger.recordFormat], [false, 'CSV']);
+  assert.deepEqual(c.aggregatorTransportProtocol, ['tls']);
 });
 
 test('flowagg run with Kubernetes metadata on exits 0 within 10 s of SIGTERM: stopping leaves no handle open', async (t) => {

@@ -1,14 +1,15 @@
 // `flowagg run` (what `npm start` runs): every service in one process, on the embedded log by default.
 // Today that is ingest, the processor and the exporters whose section is enabled.
 import { type Command } from '../command.js';
-import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from '../../serve.js';
+import { NO_FILE_CONFIG, SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from '../../serve.js';
 
 /**
- * Without a configuration file `flowagg run` is the quick start, so it shows what it does: the flow log
- * is on, as JSON lines with every counter, in the data directory beside the log. With a file Antrea's
- * defaults hold (no flow log), so that an Antrea flow-aggregator.conf means what it meant there.
+ * Without a configuration file `flowagg run` is the quick start, so it shows what it does: UDP and TCP
+ * collectors (NO_FILE_CONFIG), and the flow log on, as JSON lines with every counter, in the data
+ * directory beside the log. With a file Antrea's defaults hold (TLS, no flow log), so that an Antrea
+ * flow-aggregator.conf means what it meant there.
  */
-export const QUICK_START_CONFIG = 'flowLogger:\n  enable: true\n  path: data/flows.log\n  recordFormat: JSON\n';
+export const QUICK_START_CONFIG = `${NO_FILE_CONFIG}flowLogger:\n  enable: true\n  path: data/flows.log\n  recordFormat: JSON\n`;
 
 export const runCommand: Command = {
   name: 'run',
@@ -19,7 +20,8 @@ IPFIX collectors on UDP and TCP port 4739, the processor in Antrea's Aggregate m
 flows.processed), HTTP (/metrics, /healthz, /readyz, /recordmetrics, /flowrecords) on port 10348, and the flow log as JSON
 lines in ./data/flows.log. Runs the exporters whose section is enabled (flowCollector.enable: the IPFIX
 exporter; clickHouse, s3Uploader, flowLogger); with a configuration file, as in Antrea, the flow log is
-off unless flowLogger.enable says so. Stops cleanly on SIGINT or SIGTERM.
+off unless flowLogger.enable says so, and the IPFIX collector is TLS unless aggregatorTransportProtocol
+says otherwise (Antrea's defaults). Stops cleanly on SIGINT or SIGTERM.
 
   --config FILE   YAML configuration (Antrea's flow-aggregator.conf keys plus flowagg's sections);
                   FLOWAGG_CFG_<PATH> environment variables override single keys; the file is

@@ -29,6 +29,7 @@ export const IDLE_WALL_S = 2 * SOURCE_IDLE_TIMEOUT_S;
 /** A flowagg configuration file: Aggregate mode, free ports, no Kubernetes, the flow log as JSON lines in ./data. */
 export function scenarioConfig(): string {
   return `mode: Aggregate
+aggregatorTransportProtocol: [udp, tcp]
 activeFlowRecordTimeout: ${ACTIVE_TIMEOUT_S}s
 inactiveFlowRecordTimeout: ${INACTIVE_TIMEOUT_S}s
 kubernetes:
