@@ -5,11 +5,16 @@
 // and never loses them; after a crash, the batch that was in flight is delivered again (counted in
 // flowagg_export_redelivered_records_total), with the same id.
 //
-// createExportRunner() is inert; start() starts the exporter (which checks its destination), reads the
-// recorded batch ranges and joins the group; stop() finishes every batch in flight within stopTimeoutMs,
-// commits, leaves the group and stops the exporter.
-import { FlowaggError } from '../lib/errors.js';
-import { type BackoffPolicy } from '../lib/retry.js';
+// A destination is never a reason to fail: createExportRunner() is inert; start() reads the recorded
+// batch ranges, joins the group and starts the exporter in the background, again and again with
+// backoff until its destination answers (so `flowagg run` collects and processes whatever the
+// destinations do). Meanwhile, and through any later outage, records wait in the log; the destination's
+// state is logged once per change, shown in /readyz detail (destination-health.ts), and measured: the
+// lag per partition (the log end is read every probeIntervalMs, also while consumption is paused) and
+// the age of the oldest record read and not yet accepted. stop() finishes every batch in flight within
+// stopTimeoutMs, commits, leaves the group and stops the exporter.
+import { FlowaggError, errorMessage } from '../lib/errors.js';
+import { type BackoffPolicy, retry } from '../lib/retry.js';
 import { Lifecycle, type Readiness } from '../lib/service/lifecycle.js';
 import { type Service } from '../lib/service/service.js';
 import { type TopicsConfig } from '../lib/log/topics.js';
@@ -17,8 +22,9 @@ import { type Consumer, type MessageLog, type TopicPartition } from '../lib/log/
 import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
 import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
 import { BatchIntents } from './batch-intents.js';
+import { DestinationHealth } from './destination-health.js';
 import { EXPORT_NO_WORKER, EXPORT_STATE } from './errors.js';
-import { partitionSeries } from './metrics.js';
+import { exportMetrics, partitionSeries, type PartitionSeries } from './metrics.js';
 import { PartitionWorker } from './partition-worker.js';
 import { type Exporter } from './types.js';
 
@@ -30,8 +36,10 @@ export interface RunnerOptions {
   readonly groupId?: string;
   /** How long stop() waits for the batches in flight. Default 10 s. */
   readonly stopTimeoutMs?: number;
-  /** Delivery retries: the first wait and the cap (1 s doubling to 30 s by default). */
+  /** Retries of the exporter's start and of deliveries: the first wait and the cap (1 s doubling to 30 s by default). */
   readonly backoff?: BackoffPolicy;
+  /** How often the log end and the oldest waiting record are read for the metrics. Default 5 s. */
+  readonly probeIntervalMs?: number;
   readonly logger?: Logger;
   readonly now?: () => number;
   /** Default: the current schema, single-object framing (or older schemas through avsc). */
@@ -46,7 +54,10 @@ export interface RunnerStats {
   readonly retrying: number;
 }
 
-/** Ready while running with no partition stuck retrying its batch. */
+/**
+ * Ready while running, whatever its destination does (a Pod not ready would get no more records from the
+ * Agents); while the destination is unreachable, the readiness detail says since when.
+ */
 export interface ExportRunner extends Service {
   readonly kind: Exporter['kind'];
   readonly groupId: string;
@@ -54,6 +65,19 @@ export interface ExportRunner extends Service {
 }
 
 const tpKey = (tp: TopicPartition) => `${tp.topic}/${tp.partition}`;
+
+/** Resolves with `outcome`, or false as soon as `signal` aborts. */
+function unlessAborted(outcome: Promise<boolean>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void outcome.then((ok) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(ok);
+    });
+  });
+}
 
 export function createExportRunner(opts: RunnerOptions): ExportRunner {
   const { log, exporter } = opts;
@@ -65,11 +89,17 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
   const logger = opts.logger ?? componentLogger('export', { exporter: kind });
   const now = opts.now ?? Date.now;
   const decoder = opts.decoder ?? new FlowRecordDecoder();
-  const workers = new Map<string, PartitionWorker>();
+  const workers = new Map<string, { worker: PartitionWorker; series: PartitionSeries }>();
   let delivered = 0;
   const lifecycle = new Lifecycle(`export runner ${kind}`, EXPORT_STATE, logger);
+  const health = new DestinationHealth(kind, logger, now);
+  const oldestAge = exportMetrics.oldestAge.labels(kind);
+  const stopping = new AbortController();
   let consumer: Consumer | undefined;
   let intents: BatchIntents | undefined;
+  /** Settles true once the exporter started, false when the runner stopped first. */
+  let exporterStarted: Promise<boolean> = Promise.resolve(false);
+  let probeTimer: NodeJS.Timeout | undefined;
 
   const control = {
     pause: (tp: TopicPartition) => consumer?.pause([tp]),
@@ -82,30 +112,85 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
       partitions.map(async (tp) => {
         const w = workers.get(tpKey(tp));
         workers.delete(tpKey(tp));
-        await w?.stop(stopTimeoutMs);
+        await w?.worker.stop(stopTimeoutMs);
       }),
     );
   }
 
   async function release(): Promise<void> {
-    await stopWorkers([...workers.values()].map((w) => w.tp));
+    clearInterval(probeTimer);
+    stopping.abort();
+    await stopWorkers([...workers.values()].map((w) => w.worker.tp));
     await consumer?.stop();
     consumer = undefined;
+    await exporterStarted;
     await intents?.close();
     intents = undefined;
     await exporter.stop();
   }
 
+  /** Starts the exporter, retrying with backoff for as long as it takes: a destination that does not answer yet is not a failure. */
+  async function startExporter(): Promise<boolean> {
+    const outcome = await retry(() => exporter.start(stopping.signal), {
+      policy: backoff,
+      signal: stopping.signal,
+      retriable: () => true,
+      onRetry: (err, delayMs) => {
+        health.failed('start', err);
+        logger.debug({ err: errorMessage(err), retryInMs: delayMs }, 'the exporter could not start; retrying');
+      },
+    });
+    if (outcome.kind !== 'done') return false;
+    health.succeeded('start');
+    return true;
+  }
+
+  /** The group's committed offsets on flows.processed, by partition (none when the log cannot say now). */
+  async function committedOffsets(): Promise<Map<number, number | null>> {
+    try {
+      const lag = await log.admin().fetchGroupLag(groupId);
+      return new Map(lag.filter((l) => l.topic === topic).map((l) => [l.partition, l.committed]));
+    } catch (err) {
+      logger.warn({ err: errorMessage(err) }, 'cannot read the committed offsets: records removed by retention before the first read would not be counted');
+      return new Map();
+    }
+  }
+
+  /** Brings the lag (from the log end, read while partitions may be paused) and the oldest waiting record's age up to date. */
+  async function probe(): Promise<void> {
+    let oldest = Infinity;
+    for (const { worker } of workers.values()) oldest = Math.min(oldest, worker.oldestUnexported ?? Infinity);
+    oldestAge.set(oldest === Infinity ? 0 : Math.max(0, (now() - oldest) / 1000));
+    const ends = await log.admin().fetchTopicOffsets(topic);
+    for (const { worker } of workers.values()) {
+      const end = ends.find((e) => e.partition === worker.tp.partition);
+      if (end !== undefined) worker.observeLogEnd(end.high);
+    }
+  }
+
+  function backlog(): string {
+    const all = [...workers.values()];
+    const lag = all.reduce((n, w) => n + w.series.lag(), 0);
+    const oldest = Math.min(...all.map((w) => w.worker.oldestUnexported ?? Infinity));
+    return `${lag} offsets of ${topic} waiting${oldest === Infinity ? '' : `, the oldest record read ${Math.round((now() - oldest) / 1000)} s ago`}`;
+  }
+
   async function start(): Promise<void> {
     await log.admin().createTopics([{ topic, partitions: opts.topics.flowsProcessedPartitions, cleanupPolicy: 'delete' }]);
-    await exporter.start();
     const ranges = (intents = await BatchIntents.open(log, opts.topics.exportBatches, groupId, logger, (err) => lifecycle.fail(err)));
+    exporterStarted = startExporter();
+    const started = (signal: AbortSignal) => unlessAborted(exporterStarted, signal);
+    const logStart = async (partition: number) => {
+      const offsets = await log.admin().fetchTopicOffsets(topic);
+      return offsets.find((o) => o.partition === partition)?.low ?? 0;
+    };
     // Consumer batches no larger than a delivery batch keep what waits per partition under 3 × maxRecords.
     consumer = log.consumer({ groupId, isolation: 'read_committed', startFrom: 'earliest', maxBatchRecords: exporter.batching.maxRecords });
     await consumer.subscribe([topic]);
     await consumer.run({
       onAssign: async (partitions) => {
         await ranges.caughtUp();
+        const committed = await committedOffsets();
         for (const tp of partitions) {
           const series = partitionSeries(kind, tp.partition);
           const metrics = {
@@ -115,7 +200,12 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
               series.delivered(n, seconds);
             },
           };
-          workers.set(tpKey(tp), new PartitionWorker(tp, { exporter, intents: ranges, control, decoder, metrics, logger: logger.child({ partition: tp.partition }), backoff, now }));
+          const worker = new PartitionWorker(
+            tp,
+            { exporter, intents: ranges, control, decoder, metrics, logger: logger.child({ partition: tp.partition }), backoff, now, health, started, logStart: () => logStart(tp.partition) },
+            committed.get(tp.partition) ?? null,
+          );
+          workers.set(tpKey(tp), { worker, series });
         }
         logger.info({ partitions: partitions.map((p) => p.partition) }, 'partitions assigned');
       },
@@ -127,11 +217,12 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
         const worker = workers.get(tpKey(batch));
         // Consumers deliver only assigned partitions, after onAssign: a batch without a worker is a bug, never skipped.
         if (worker === undefined) throw new FlowaggError(EXPORT_NO_WORKER, `export runner ${kind}: a batch of ${batch.topic}-${batch.partition}, a partition it has no worker for`, { context: { topic: batch.topic, partition: batch.partition, offset: batch.records[0]?.offset ?? -1 } });
-        worker.append(batch.records, batch.highWatermark);
+        await worker.worker.append(batch.records, batch.highWatermark);
       },
       onFailure: (err) => lifecycle.fail(err),
     });
-    logger.info({ groupId, topic, batching: exporter.batching }, 'exporter started');
+    probeTimer = setInterval(() => void probe().catch((err: unknown) => logger.debug({ err: errorMessage(err) }, 'cannot read the log end for the lag')), opts.probeIntervalMs ?? 5000).unref();
+    logger.info({ groupId, topic, batching: exporter.batching }, 'exporter running (its destination is reached in the background)');
   }
 
   return {
@@ -148,7 +239,7 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
     }),
     onFailure: (listener) => lifecycle.onFailure(listener),
     stats() {
-      const all = [...workers.values()];
+      const all = [...workers.values()].map((w) => w.worker);
       return {
         delivered,
         waiting: all.reduce((n, w) => n + w.waiting, 0),
@@ -157,9 +248,8 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
       };
     },
     readiness: (): Readiness => lifecycle.readiness(() => {
-      const stuck = [...workers.values()].map((w) => w.state).find((s) => s.kind === 'retrying');
-      if (stuck?.kind === 'retrying') return { ready: false, detail: `exporter ${kind}: the destination refuses batch ${stuck.batch} since ${new Date(stuck.since).toISOString()}: ${stuck.error}` };
-      return { ready: true };
+      const detail = health.detail();
+      return detail === undefined ? { ready: true } : { ready: true, detail: `exporter ${kind}: ${detail} (${backlog()})` };
     }),
   };
 }
