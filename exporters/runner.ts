@@ -142,6 +142,7 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
     });
     if (outcome.kind !== 'done') return false;
     health.succeeded('start');
+    logger.info('exporter started');
     return true;
   }
 
