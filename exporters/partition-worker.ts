@@ -15,6 +15,7 @@ import { type LogRecord, type TopicPartition } from '../lib/log/types.js';
 import { type Logger, sampledLogger } from '../lib/telemetry/logger.js';
 import { type FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
 import { Backoff, type BackoffPolicy, retry, sleep } from '../lib/retry.js';
+import { type PartitionBacklog } from './backlog.js';
 import { type BatchIntent, type BatchIntents } from './batch-intents.js';
 import { type Attempter, type DestinationHealth } from './destination-health.js';
 import { deliveredNothing } from './errors.js';
@@ -50,7 +51,7 @@ export type WorkerState =
   | { readonly kind: 'retrying'; readonly batch: string; readonly since: number; readonly delayMs: number; readonly error: string }
   | { readonly kind: 'stopped' };
 
-export class PartitionWorker {
+export class PartitionWorker implements PartitionBacklog {
   readonly #tp: TopicPartition;
   readonly #deps: WorkerDeps;
   readonly #maxRecords: number;
@@ -103,6 +104,11 @@ export class PartitionWorker {
 
   get state(): WorkerState {
     return this.#state;
+  }
+
+  /** Offsets not yet committed, up to the latest log end seen. */
+  get lag(): number {
+    return this.#deps.metrics.lag();
   }
 
   /** The log timestamp of the oldest record read and not yet accepted by the destination; undefined when none waits. */

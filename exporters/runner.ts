@@ -14,17 +14,19 @@
 // the age of the oldest record read and not yet accepted. stop() finishes every batch in flight within
 // stopTimeoutMs, commits, leaves the group and stops the exporter.
 import { FlowaggError, errorMessage } from '../lib/errors.js';
-import { type BackoffPolicy, retry } from '../lib/retry.js';
+import { type BackoffPolicy } from '../lib/retry.js';
 import { Lifecycle, type Readiness } from '../lib/service/lifecycle.js';
 import { type Service } from '../lib/service/service.js';
 import { type TopicsConfig } from '../lib/log/topics.js';
 import { type Consumer, type MessageLog, type TopicPartition } from '../lib/log/types.js';
 import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
 import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
+import { Backlog } from './backlog.js';
 import { BatchIntents } from './batch-intents.js';
 import { DestinationHealth } from './destination-health.js';
 import { EXPORT_NO_WORKER, EXPORT_STATE } from './errors.js';
-import { exportMetrics, partitionSeries, type PartitionSeries } from './metrics.js';
+import { type ExporterStart, startInBackground } from './exporter-start.js';
+import { partitionSeries } from './metrics.js';
 import { PartitionWorker } from './partition-worker.js';
 import { type Exporter } from './types.js';
 
@@ -66,19 +68,6 @@ export interface ExportRunner extends Service {
 
 const tpKey = (tp: TopicPartition) => `${tp.topic}/${tp.partition}`;
 
-/** Resolves with `outcome`, or false as soon as `signal` aborts. */
-function unlessAborted(outcome: Promise<boolean>, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => resolve(false);
-    signal.addEventListener('abort', onAbort, { once: true });
-    void outcome.then((ok) => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(ok);
-    });
-  });
-}
-
 export function createExportRunner(opts: RunnerOptions): ExportRunner {
   const { log, exporter } = opts;
   const kind = exporter.kind;
@@ -89,17 +78,15 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
   const logger = opts.logger ?? componentLogger('export', { exporter: kind });
   const now = opts.now ?? Date.now;
   const decoder = opts.decoder ?? new FlowRecordDecoder();
-  const workers = new Map<string, { worker: PartitionWorker; series: PartitionSeries }>();
+  const workers = new Map<string, PartitionWorker>();
   let delivered = 0;
   const lifecycle = new Lifecycle(`export runner ${kind}`, EXPORT_STATE, logger);
   const health = new DestinationHealth(kind, logger, now);
-  const oldestAge = exportMetrics.oldestAge.labels(kind);
+  const backlog = new Backlog(log, topic, kind, () => [...workers.values()], now);
   const stopping = new AbortController();
   let consumer: Consumer | undefined;
   let intents: BatchIntents | undefined;
-  /** Settles true once the exporter started, false when the runner stopped first. */
-  let exporterStarted: Promise<boolean> = Promise.resolve(false);
-  let probeTimer: NodeJS.Timeout | undefined;
+  let exporterStart: ExporterStart | undefined;
 
   const control = {
     pause: (tp: TopicPartition) => consumer?.pause([tp]),
@@ -112,38 +99,21 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
       partitions.map(async (tp) => {
         const w = workers.get(tpKey(tp));
         workers.delete(tpKey(tp));
-        await w?.worker.stop(stopTimeoutMs);
+        await w?.stop(stopTimeoutMs);
       }),
     );
   }
 
   async function release(): Promise<void> {
-    clearInterval(probeTimer);
+    backlog.stop();
     stopping.abort();
-    await stopWorkers([...workers.values()].map((w) => w.worker.tp));
+    await stopWorkers([...workers.values()].map((w) => w.tp));
     await consumer?.stop();
     consumer = undefined;
-    await exporterStarted;
+    await exporterStart?.done;
     await intents?.close();
     intents = undefined;
     await exporter.stop();
-  }
-
-  /** Starts the exporter, retrying with backoff for as long as it takes: a destination that does not answer yet is not a failure. */
-  async function startExporter(): Promise<boolean> {
-    const outcome = await retry(() => exporter.start(stopping.signal), {
-      policy: backoff,
-      signal: stopping.signal,
-      retriable: () => true,
-      onRetry: (err, delayMs) => {
-        health.failed('start', err);
-        logger.debug({ err: errorMessage(err), retryInMs: delayMs }, 'the exporter could not start; retrying');
-      },
-    });
-    if (outcome.kind !== 'done') return false;
-    health.succeeded('start');
-    logger.info('exporter started');
-    return true;
   }
 
   /** The group's committed offsets on flows.processed, by partition (none when the log cannot say now). */
@@ -157,30 +127,10 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
     }
   }
 
-  /** Brings the lag (from the log end, read while partitions may be paused) and the oldest waiting record's age up to date. */
-  async function probe(): Promise<void> {
-    let oldest = Infinity;
-    for (const { worker } of workers.values()) oldest = Math.min(oldest, worker.oldestUnexported ?? Infinity);
-    oldestAge.set(oldest === Infinity ? 0 : Math.max(0, (now() - oldest) / 1000));
-    const ends = await log.admin().fetchTopicOffsets(topic);
-    for (const { worker } of workers.values()) {
-      const end = ends.find((e) => e.partition === worker.tp.partition);
-      if (end !== undefined) worker.observeLogEnd(end.high);
-    }
-  }
-
-  function backlog(): string {
-    const all = [...workers.values()];
-    const lag = all.reduce((n, w) => n + w.series.lag(), 0);
-    const oldest = Math.min(...all.map((w) => w.worker.oldestUnexported ?? Infinity));
-    return `${lag} offsets of ${topic} waiting${oldest === Infinity ? '' : `, the oldest record read ${Math.round((now() - oldest) / 1000)} s ago`}`;
-  }
-
   async function start(): Promise<void> {
     await log.admin().createTopics([{ topic, partitions: opts.topics.flowsProcessedPartitions, cleanupPolicy: 'delete' }]);
     const ranges = (intents = await BatchIntents.open(log, opts.topics.exportBatches, groupId, logger, (err) => lifecycle.fail(err)));
-    exporterStarted = startExporter();
-    const started = (signal: AbortSignal) => unlessAborted(exporterStarted, signal);
+    const { started } = (exporterStart = startInBackground(exporter, { backoff, signal: stopping.signal, health, logger }));
     const logStart = async (partition: number) => {
       const offsets = await log.admin().fetchTopicOffsets(topic);
       return offsets.find((o) => o.partition === partition)?.low ?? 0;
@@ -206,7 +156,7 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
             { exporter, intents: ranges, control, decoder, metrics, logger: logger.child({ partition: tp.partition }), backoff, now, health, started, logStart: () => logStart(tp.partition) },
             committed.get(tp.partition) ?? null,
           );
-          workers.set(tpKey(tp), { worker, series });
+          workers.set(tpKey(tp), worker);
         }
         logger.info({ partitions: partitions.map((p) => p.partition) }, 'partitions assigned');
       },
@@ -218,11 +168,11 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
         const worker = workers.get(tpKey(batch));
         // Consumers deliver only assigned partitions, after onAssign: a batch without a worker is a bug, never skipped.
         if (worker === undefined) throw new FlowaggError(EXPORT_NO_WORKER, `export runner ${kind}: a batch of ${batch.topic}-${batch.partition}, a partition it has no worker for`, { context: { topic: batch.topic, partition: batch.partition, offset: batch.records[0]?.offset ?? -1 } });
-        await worker.worker.append(batch.records, batch.highWatermark);
+        await worker.append(batch.records, batch.highWatermark);
       },
       onFailure: (err) => lifecycle.fail(err),
     });
-    probeTimer = setInterval(() => void probe().catch((err: unknown) => logger.debug({ err: errorMessage(err) }, 'cannot read the log end for the lag')), opts.probeIntervalMs ?? 5000).unref();
+    backlog.start(opts.probeIntervalMs ?? 5000, logger);
     logger.info({ groupId, topic, batching: exporter.batching }, 'exporter running (its destination is reached in the background)');
   }
 
@@ -240,7 +190,7 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
     }),
     onFailure: (listener) => lifecycle.onFailure(listener),
     stats() {
-      const all = [...workers.values()].map((w) => w.worker);
+      const all = [...workers.values()];
       return {
         delivered,
         waiting: all.reduce((n, w) => n + w.waiting, 0),
@@ -250,7 +200,7 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
     },
     readiness: (): Readiness => lifecycle.readiness(() => {
       const detail = health.detail();
-      return detail === undefined ? { ready: true } : { ready: true, detail: `exporter ${kind}: ${detail} (${backlog()})` };
+      return detail === undefined ? { ready: true } : { ready: true, detail: `exporter ${kind}: ${detail} (${backlog.describe()})` };
     }),
   };
 }

@@ -117,7 +117,8 @@ test(`IPFIX collector, ClickHouse and S3 unreachable at start for ${outageMs() /
   const s3 = new S3Client({ endpoint: s3Endpoint, region: 'us-west-2', forcePathStyle: true, credentials: TEST_S3_CREDENTIALS });
   await s3.send(new CreateBucketCommand({ Bucket: bucket, CreateBucketConfiguration: { LocationConstraint: 'us-west-2' } }));
   const ch = createClient({ url: clickhouse!.url, keep_alive: { enabled: false } });
-  let collector: StreamCollector | undefined;
+  /** The collector, once it is up. */
+  const collectors: StreamCollector[] = [];
   const file = join(dir, 'flowagg.yaml');
   writeFileSync(file, configYaml(
     flowCollectorYaml(collectorPort) +
@@ -128,7 +129,7 @@ test(`IPFIX collector, ClickHouse and S3 unreachable at start for ${outageMs() /
   const startedAt = Date.now();
   t.after(async () => {
     if (run.child.process.exitCode === null) run.child.process.kill('SIGKILL');
-    await collector?.close();
+    for (const c of collectors) await c.close();
     await chProxy.close();
     await s3Proxy.close();
     await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` }).catch(() => undefined);
@@ -155,7 +156,8 @@ test(`IPFIX collector, ClickHouse and S3 unreachable at start for ${outageMs() /
   // Down for FLOWAGG_TEST_OUTAGE_SECONDS after flowagg said it runs, and at least until the checks above are done.
   await sleep(Math.max(0, outageMs() - (Date.now() - startedAt)));
   t.diagnostic(`the destinations were unreachable for ${((Date.now() - startedAt) / 1000).toFixed(1)} s after flowagg run started`);
-  collector = await startTcpCollector('127.0.0.1', { port: collectorPort });
+  const collector = await startTcpCollector('127.0.0.1', { port: collectorPort });
+  collectors.push(collector);
   chProxy.up();
   s3Proxy.up();
   const decoders = [new CollectedDecoder(collector.messages)];
