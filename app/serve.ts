@@ -102,6 +102,8 @@ export interface ServeOptions {
   readonly command: string;
   /** The configuration file, watched for changes (hot reload). */
   readonly file?: string;
+  /** The command line's key overrides (loadServiceConfig's), applied again to each reloaded file. */
+  readonly overrides?: Record<string, unknown>;
   /** Said in the startup log: what this command runs, and what it does not run yet. */
   readonly notRunning?: readonly string[];
   /** Default true. */
@@ -141,7 +143,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   const runners = new Map<string, Supervisor<ExportRunner> | undefined>();
   const liveRunners = () => [...runners.values()].flatMap((r) => (r === undefined ? [] : [r.current]));
   // Services subscribe to the keys they apply live (watcher.subscribe); ingest has none (Antrea restarts for its keys).
-  const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config') });
+  const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config'), ...(opts.overrides && { overrides: opts.overrides }) });
   const reload = () => void watcher?.reload();
   const http = new TelemetryServer();
   let unpublish = () => {};

@@ -4,13 +4,20 @@
 // committed offset always sits at a batch boundary.
 //
 // Memory stays bounded without dropping anything: past `2 × maxRecords` waiting records, and while a
-// batch is being retried, the partition is paused and the log keeps the rest.
+// batch is being retried, the partition is paused and the log keeps the rest. Nothing is delivered
+// before the exporter started (its destination answered once); until then records wait the same way.
+//
+// The one way records can be missed is the log's retention removing them before they were read (an
+// outage longer than the retention): a read then resumes at the log start. The worker sees that as a
+// jump in offsets, asks the log where it starts now, and counts and logs what retention took.
 import { errorMessage } from '../lib/errors.js';
 import { type LogRecord, type TopicPartition } from '../lib/log/types.js';
 import { type Logger, sampledLogger } from '../lib/telemetry/logger.js';
 import { type FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
 import { Backoff, type BackoffPolicy, retry, sleep } from '../lib/retry.js';
+import { type PartitionBacklog } from './backlog.js';
 import { type BatchIntent, type BatchIntents } from './batch-intents.js';
+import { type Attempter, type DestinationHealth } from './destination-health.js';
 import { deliveredNothing } from './errors.js';
 import { type PartitionSeries } from './metrics.js';
 import { type ExportBatch, type ExportedRecord, type Exporter } from './types.js';
@@ -30,6 +37,11 @@ export interface WorkerDeps {
   readonly logger: Logger;
   readonly backoff: BackoffPolicy;
   readonly now: () => number;
+  readonly health: DestinationHealth;
+  /** Resolves true once the exporter started, false if `signal` aborts first. */
+  readonly started: (signal: AbortSignal) => Promise<boolean>;
+  /** The first offset still in the partition (retention moves it). */
+  readonly logStart: () => Promise<number>;
 }
 
 /** What the worker is doing, for readiness and logs. */
@@ -39,7 +51,7 @@ export type WorkerState =
   | { readonly kind: 'retrying'; readonly batch: string; readonly since: number; readonly delayMs: number; readonly error: string }
   | { readonly kind: 'stopped' };
 
-export class PartitionWorker {
+export class PartitionWorker implements PartitionBacklog {
   readonly #tp: TopicPartition;
   readonly #deps: WorkerDeps;
   readonly #maxRecords: number;
@@ -50,6 +62,11 @@ export class PartitionWorker {
   /** Set before the first record arrives: the range recorded by the previous owner, to be re-cut. */
   #recut: BatchIntent | undefined;
   #sawFirst = false;
+  /** The offset after the last record handed over (at first the committed one): a read that starts past it skipped something. */
+  #expected: number | undefined;
+  /** Log timestamp of the first record of the batch in flight. */
+  #inFlightSince: number | undefined;
+  readonly #who: Attempter;
   #paused = false;
   #state: WorkerState = { kind: 'waiting' };
   #wake: (() => void) | undefined;
@@ -60,9 +77,15 @@ export class PartitionWorker {
   readonly #loop: Promise<void>;
   readonly #warn: ReturnType<typeof sampledLogger>;
 
-  constructor(tp: TopicPartition, deps: WorkerDeps) {
+  /** `committed`: the group's committed offset on this partition, null when it never committed. */
+  constructor(tp: TopicPartition, deps: WorkerDeps, committed: number | null) {
     this.#tp = tp;
     this.#deps = deps;
+    this.#who = `partition ${tp.partition}`;
+    if (committed !== null) {
+      this.#expected = committed;
+      deps.metrics.committed(committed);
+    }
     this.#maxRecords = deps.exporter.batching.maxRecords;
     this.#maxDelayMs = deps.exporter.batching.maxDelayMs;
     this.#recut = deps.intents.latest(tp.topic, tp.partition);
@@ -83,21 +106,62 @@ export class PartitionWorker {
     return this.#state;
   }
 
+  /** Offsets not yet committed, up to the latest log end seen. */
+  get lag(): number {
+    return this.#deps.metrics.lag();
+  }
+
+  /** The log timestamp of the oldest record read and not yet accepted by the destination; undefined when none waits. */
+  get oldestUnexported(): number | undefined {
+    return this.#inFlightSince ?? this.#pending[0]?.timestamp;
+  }
+
+  /** The partition's log end, read from the log while consumption may be paused: for the lag. */
+  observeLogEnd(offset: number): void {
+    this.#deps.metrics.highWatermark(offset);
+  }
+
   /** Hands over records the consumer read, in offset order. */
-  append(records: readonly LogRecord[], highWatermark: number): void {
+  async append(records: readonly LogRecord[], highWatermark: number): Promise<void> {
     if (records.length === 0 || this.#stopping.signal.aborted) return;
+    const first = records[0]!.offset;
+    const expected = this.#expected;
+    this.#expected = records[records.length - 1]!.offset + 1;
+    if (expected !== undefined && first > expected) await this.#checkRetention(expected, first);
     if (!this.#sawFirst) {
       this.#sawFirst = true;
-      this.#deps.metrics.committed(records[0]!.offset);
+      if (expected === undefined) this.#deps.metrics.committed(first);
       // The previous owner's batch is re-cut only if consumption resumes exactly at its start; anywhere
       // else (it was committed, or the offsets were reset for a replay) it is history.
-      if (this.#recut !== undefined && records[0]!.offset !== this.#recut.firstOffset) this.#recut = undefined;
+      if (this.#recut !== undefined && first !== this.#recut.firstOffset) this.#recut = undefined;
     }
     if (this.#pending.length === 0) this.#oldestAt = this.#deps.now();
     for (const r of records) this.#pending.push(r);
     this.#deps.metrics.highWatermark(highWatermark);
     this.#syncPause();
     this.#wake?.();
+  }
+
+  /**
+   * Offsets from..to-1 were not in the read. Transaction markers and aborted transactions leave such
+   * gaps too; only what lies below the log's start now was removed by retention.
+   */
+  async #checkRetention(from: number, to: number): Promise<void> {
+    const { topic, partition } = this.#tp;
+    let low: number;
+    try {
+      low = await this.#deps.logStart();
+    } catch (err) {
+      this.#deps.logger.warn({ topic, partition, firstOffset: from, lastOffset: to - 1, err: errorMessage(err) }, 'offsets skipped by a read, and the log cannot say whether retention removed them (or they were transaction markers)');
+      return;
+    }
+    if (low <= from) return;
+    const lastLost = Math.min(low, to) - 1;
+    this.#deps.metrics.lostToRetention(lastLost - from + 1);
+    this.#deps.logger.error(
+      { topic, partition, firstOffset: from, lastOffset: lastLost, offsets: lastLost - from + 1 },
+      "records removed by the log's retention before this exporter read them: they never reach the destination (an outage outlasted the retention; docs/exporters.md)",
+    );
   }
 
   /** Finishes the batch in flight (committing it) within timeoutMs, then ends; waiting records are left to the log. */
@@ -111,6 +175,7 @@ export class PartitionWorker {
       clearTimeout(timer);
       clearTimeout(this.#timer);
       this.#setState({ kind: 'stopped' });
+      this.#deps.health.forget(this.#who);
     }
   }
 
@@ -130,10 +195,12 @@ export class PartitionWorker {
       const recut = this.#recut !== undefined;
       this.#recut = undefined;
       const batch = this.#batchOf(raw);
+      this.#inFlightSince = raw[0]!.timestamp;
       if (recut) this.#deps.metrics.redelivered(batch.records.length);
       else if (!(await this.#persist(() => this.#deps.intents.record(batch), 'record the batch range'))) return;
       if (batch.records.length > 0 && !(await this.#deliver(batch))) return;
       if (!(await this.#persist(() => this.#deps.control.commit(this.#tp, batch.lastOffset + 1), 'commit'))) return;
+      this.#inFlightSince = undefined;
       this.#deps.metrics.committed(batch.lastOffset + 1);
     }
   }
@@ -199,6 +266,8 @@ export class PartitionWorker {
 
   /** Delivers until the destination takes the batch; false when the stop gave up on it. */
   async #deliver(batch: ExportBatch): Promise<boolean> {
+    // Before the exporter started there is nothing to deliver with; a stop meanwhile leaves the batch uncommitted.
+    if (!(await this.#deps.started(this.#stopping.signal))) return false;
     // Every failed delivery is retried, retriable or not: records are delayed by an outage, never lost.
     const backoff = new Backoff(this.#deps.backoff);
     let since = 0;
@@ -210,6 +279,7 @@ export class PartitionWorker {
       try {
         await this.#deps.exporter.deliver(batch, this.#abort.signal);
         this.#deps.metrics.delivered(batch.records.length, (this.#deps.now() - started) / 1000);
+        this.#deps.health.succeeded(this.#who);
         this.#setState({ kind: 'waiting' });
         return true;
       } catch (err) {
@@ -221,8 +291,10 @@ export class PartitionWorker {
         const delayMs = backoff.next();
         since ||= started;
         this.#deps.metrics.failed();
+        this.#deps.health.failed(this.#who, err);
         this.#setState({ kind: 'retrying', batch: batch.id, since, delayMs, error: errorMessage(err) });
-        this.#warn(`deliver/${batch.topic}/${batch.partition}`, { batch: batch.id, records: batch.records.length, retryInMs: delayMs, err: errorMessage(err) }, 'delivery failed; retrying');
+        // The health logs each change of the destination's state; each try is only worth a debug line.
+        this.#deps.logger.debug({ batch: batch.id, records: batch.records.length, retryInMs: delayMs, err: errorMessage(err) }, 'delivery failed; retrying');
         // While stopping, the wait is cut short by the final abort only: the stop timeout bounds retries too.
         if (!(await sleep(delayMs, this.#abort.signal))) return false;
       }

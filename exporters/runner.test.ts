@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { pino } from 'pino';
 import { isFlowaggError } from '../lib/errors.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { readAll } from '../lib/log/embedded/testing/read-all.js';
@@ -10,6 +11,7 @@ import { topicsSchema } from '../lib/log/topics.js';
 import { crashingConsumers } from '../lib/log/testing/crashing-consumers.js';
 import { type MessageLog } from '../lib/log/types.js';
 import { registry } from '../lib/telemetry/metrics.js';
+import { until } from '../lib/testing/until.js';
 import { EXPORT_NO_WORKER } from './errors.js';
 import { createExportRunner, type RunnerOptions } from './runner.js';
 import { TestDestination, numberedRecord, writeRecords } from './testing/records.js';
@@ -41,10 +43,21 @@ async function committed(log: MessageLog, groupId: string): Promise<number[]> {
 /** The source port of every record the destination accepted (numberedRecord i has 10000 + i). */
 const ids = (batches: readonly ExportBatch[]) => batches.flatMap((b) => b.records.map((r) => (r.record.sourceTransportPort as number) - 10000));
 
+/** A logger whose lines a test reads back. */
+function capturedLogger(): { logger: pino.Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  return { logger: pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) }), lines };
+}
+
+/** Lines above debug: what an operator sees. */
+const said = (lines: readonly Record<string, unknown>[]) => lines.filter((l) => (l.level as number) > 20).map((l) => l.msg as string);
+
 async function counterValue(name: string, exporter: string): Promise<number> {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
   return metric?.values.filter((v) => v.labels.exporter === exporter).reduce((n, v) => n + v.value, 0) ?? 0;
 }
+
+const gaugeValue = counterValue;
 
 await test('every record reaches the destination once, in batches cut from offsets, and is committed after', async () => {
   await withLog(async (log) => {
@@ -73,26 +86,83 @@ await test('every record reaches the destination once, in batches cut from offse
   });
 });
 
-await test('an outage delays delivery, loses nothing and duplicates nothing; consumption pauses meanwhile', async () => {
+await test('an outage delays delivery, loses nothing and duplicates nothing; consumption pauses meanwhile; logged once each way', async () => {
   await withLog(async (log) => {
     const dest = new TestDestination('flowlog', { maxRecords: 50, maxDelayMs: 20 });
-    dest.behaviour = 'down';
-    const r = runner(log, dest);
+    const { logger, lines } = capturedLogger();
+    const r = runner(log, dest, { logger });
     await r.start();
-    await writeRecords(log, topics.flowsProcessed, Array.from({ length: 2000 }, (_, i) => numberedRecord(i)), (i) => i % 2);
-    while (dest.attempts < 6) await new Promise((res) => setTimeout(res, 20));
-    assert.equal(r.readiness().ready, false);
-    assert.match(r.readiness().detail ?? '', /refuses batch .* test destination is down/);
+    await writeRecords(log, topics.flowsProcessed, Array.from({ length: 100 }, (_, i) => numberedRecord(i)), (i) => i % 2);
+    await dest.waitFor(100);
+    dest.behaviour = 'down';
+    await writeRecords(log, topics.flowsProcessed, Array.from({ length: 1900 }, (_, i) => numberedRecord(100 + i)), (i) => i % 2);
+    await until('several failed deliveries', () => dest.attempts >= 8);
+    const readiness = r.readiness();
+    assert.equal(readiness.ready, true, 'the destination is not a reason to take the process out of service');
+    assert.match(readiness.detail ?? '', /^exporter flowlog: destination unreachable since \d{4}-\d\d-\d\dT[\d:.]+Z, retrying: test destination is down \(\d+ offsets of flows.processed waiting, the oldest record read \d+ s ago\)$/);
     assert.equal(r.stats().retrying, 2);
     await new Promise((res) => setTimeout(res, 200));
     assert.ok(r.stats().waiting <= 2 * 3 * 50, `paused: ${r.stats().waiting} records wait in memory, the rest stays in the log`);
-    assert.deepEqual(await committed(log, r.groupId), [0, 0]);
+    assert.deepEqual(await committed(log, r.groupId), [50, 50]);
     dest.behaviour = 'accept';
     await dest.waitFor(2000);
+    await until('the readiness detail cleared', () => r.readiness().detail === undefined);
     await r.stop();
     assert.deepEqual(ids(dest.accepted).sort((a, b) => a - b), Array.from({ length: 2000 }, (_, i) => i));
     assert.deepEqual(await committed(log, r.groupId), [1000, 1000]);
     assert.equal(r.readiness().ready, false);
+    const changes = said(lines).filter((m) => m.startsWith('destination'));
+    assert.deepEqual(changes.map((m) => m.split(':')[0]), ['destination unreachable', 'destination reachable again'], `${dest.attempts} failed attempts, one line each way: ${changes.join(' | ')}`);
+  });
+});
+
+await test('a destination unreachable at start: the runner runs, records wait in the log, and all arrive once when it answers', async () => {
+  await withLog(async (log) => {
+    const dest = new TestDestination('clickhouse', { maxRecords: 50, maxDelayMs: 20 });
+    dest.behaviour = 'down';
+    const { logger, lines } = capturedLogger();
+    const r = runner(log, dest, { logger, probeIntervalMs: 20 });
+    await r.start();
+    assert.equal(r.state, 'running', 'start does not wait for the destination');
+    await writeRecords(log, topics.flowsProcessed, Array.from({ length: 1000 }, (_, i) => numberedRecord(i)), (i) => i % 2);
+    await until('start tried again with backoff', () => dest.startAttempts >= 3);
+    assert.equal(dest.attempts, 0, 'nothing is delivered before the exporter started');
+    const readiness = r.readiness();
+    assert.equal(readiness.ready, true);
+    assert.match(readiness.detail ?? '', /^exporter clickhouse: destination unreachable since .*, retrying: test destination is down/);
+    const lag = await until('the lag measured from the log while paused', async () => {
+      const v = (await registry.getMetricsAsJSON()).find((m) => m.name === 'flowagg_export_lag_records')!.values.filter((x) => x.labels.exporter === 'clickhouse');
+      const total = v.reduce((n, x) => n + x.value, 0);
+      return total >= 1000 && total;
+    });
+    assert.equal(lag, 1000);
+    const age = await until('the age of the oldest waiting record', async () => (await gaugeValue('flowagg_export_oldest_unexported_age_seconds', 'clickhouse')) > 0.05);
+    assert.ok(age);
+    assert.equal(await gaugeValue('flowagg_export_destination_up', 'clickhouse'), 0);
+    dest.behaviour = 'accept';
+    await dest.waitFor(1000);
+    await until('destination up', async () => (await gaugeValue('flowagg_export_destination_up', 'clickhouse')) === 1);
+    await r.stop();
+    assert.deepEqual(ids(dest.accepted).sort((a, b) => a - b), Array.from({ length: 1000 }, (_, i) => i));
+    assert.deepEqual(await committed(log, r.groupId), [500, 500]);
+    const changes = said(lines).filter((m) => m.startsWith('destination'));
+    assert.deepEqual(changes.map((m) => m.split(':')[0]), ['destination unreachable at start', 'destination reachable again'], changes.join(' | '));
+  });
+});
+
+await test('a runner stopped while its destination never answered stops at once and commits nothing', async () => {
+  await withLog(async (log) => {
+    const dest = new TestDestination('s3', { maxRecords: 50, maxDelayMs: 20 });
+    dest.behaviour = 'down';
+    const r = runner(log, dest, { backoff: { initialMs: 60_000, maxMs: 60_000 } });
+    await r.start();
+    await writeRecords(log, topics.flowsProcessed, Array.from({ length: 100 }, (_, i) => numberedRecord(i)), (i) => i % 2);
+    await until('records read and held for the destination', () => r.readiness().detail?.includes('the oldest record read'));
+    const before = Date.now();
+    await r.stop();
+    assert.ok(Date.now() - before < 5000, 'the backoff wait is cut short by the stop');
+    assert.equal(r.state, 'stopped');
+    assert.deepEqual(await committed(log, r.groupId), [0, 0]);
   });
 });
 

@@ -5,10 +5,15 @@
 // and never loses them; after a crash, the batch that was in flight is delivered again (counted in
 // flowagg_export_redelivered_records_total), with the same id.
 //
-// createExportRunner() is inert; start() starts the exporter (which checks its destination), reads the
-// recorded batch ranges and joins the group; stop() finishes every batch in flight within stopTimeoutMs,
-// commits, leaves the group and stops the exporter.
-import { FlowaggError } from '../lib/errors.js';
+// A destination is never a reason to fail: createExportRunner() is inert; start() reads the recorded
+// batch ranges, joins the group and starts the exporter in the background, again and again with
+// backoff until its destination answers (so `flowagg run` collects and processes whatever the
+// destinations do). Meanwhile, and through any later outage, records wait in the log; the destination's
+// state is logged once per change, shown in /readyz detail (destination-health.ts), and measured: the
+// lag per partition (the log end is read every probeIntervalMs, also while consumption is paused) and
+// the age of the oldest record read and not yet accepted. stop() finishes every batch in flight within
+// stopTimeoutMs, commits, leaves the group and stops the exporter.
+import { FlowaggError, errorMessage } from '../lib/errors.js';
 import { type BackoffPolicy } from '../lib/retry.js';
 import { Lifecycle, type Readiness } from '../lib/service/lifecycle.js';
 import { type Service } from '../lib/service/service.js';
@@ -16,8 +21,11 @@ import { type TopicsConfig } from '../lib/log/topics.js';
 import { type Consumer, type MessageLog, type TopicPartition } from '../lib/log/types.js';
 import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
 import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
+import { Backlog } from './backlog.js';
 import { BatchIntents } from './batch-intents.js';
+import { DestinationHealth } from './destination-health.js';
 import { EXPORT_NO_WORKER, EXPORT_STATE } from './errors.js';
+import { type ExporterStart, startInBackground } from './exporter-start.js';
 import { partitionSeries } from './metrics.js';
 import { PartitionWorker } from './partition-worker.js';
 import { type Exporter } from './types.js';
@@ -30,8 +38,10 @@ export interface RunnerOptions {
   readonly groupId?: string;
   /** How long stop() waits for the batches in flight. Default 10 s. */
   readonly stopTimeoutMs?: number;
-  /** Delivery retries: the first wait and the cap (1 s doubling to 30 s by default). */
+  /** Retries of the exporter's start and of deliveries: the first wait and the cap (1 s doubling to 30 s by default). */
   readonly backoff?: BackoffPolicy;
+  /** How often the log end and the oldest waiting record are read for the metrics. Default 5 s. */
+  readonly probeIntervalMs?: number;
   readonly logger?: Logger;
   readonly now?: () => number;
   /** Default: the current schema, single-object framing (or older schemas through avsc). */
@@ -46,7 +56,10 @@ export interface RunnerStats {
   readonly retrying: number;
 }
 
-/** Ready while running with no partition stuck retrying its batch. */
+/**
+ * Ready while running, whatever its destination does (a Pod not ready would get no more records from the
+ * Agents); while the destination is unreachable, the readiness detail says since when.
+ */
 export interface ExportRunner extends Service {
   readonly kind: Exporter['kind'];
   readonly groupId: string;
@@ -68,8 +81,12 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
   const workers = new Map<string, PartitionWorker>();
   let delivered = 0;
   const lifecycle = new Lifecycle(`export runner ${kind}`, EXPORT_STATE, logger);
+  const health = new DestinationHealth(kind, logger, now);
+  const backlog = new Backlog(log, topic, kind, () => [...workers.values()], now);
+  const stopping = new AbortController();
   let consumer: Consumer | undefined;
   let intents: BatchIntents | undefined;
+  let exporterStart: ExporterStart | undefined;
 
   const control = {
     pause: (tp: TopicPartition) => consumer?.pause([tp]),
@@ -88,24 +105,43 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
   }
 
   async function release(): Promise<void> {
+    backlog.stop();
+    stopping.abort();
     await stopWorkers([...workers.values()].map((w) => w.tp));
     await consumer?.stop();
     consumer = undefined;
+    await exporterStart?.done;
     await intents?.close();
     intents = undefined;
     await exporter.stop();
   }
 
+  /** The group's committed offsets on flows.processed, by partition (none when the log cannot say now). */
+  async function committedOffsets(): Promise<Map<number, number | null>> {
+    try {
+      const lag = await log.admin().fetchGroupLag(groupId);
+      return new Map(lag.filter((l) => l.topic === topic).map((l) => [l.partition, l.committed]));
+    } catch (err) {
+      logger.warn({ err: errorMessage(err) }, 'cannot read the committed offsets: records removed by retention before the first read would not be counted');
+      return new Map();
+    }
+  }
+
   async function start(): Promise<void> {
     await log.admin().createTopics([{ topic, partitions: opts.topics.flowsProcessedPartitions, cleanupPolicy: 'delete' }]);
-    await exporter.start();
     const ranges = (intents = await BatchIntents.open(log, opts.topics.exportBatches, groupId, logger, (err) => lifecycle.fail(err)));
+    const { started } = (exporterStart = startInBackground(exporter, { backoff, signal: stopping.signal, health, logger }));
+    const logStart = async (partition: number) => {
+      const offsets = await log.admin().fetchTopicOffsets(topic);
+      return offsets.find((o) => o.partition === partition)?.low ?? 0;
+    };
     // Consumer batches no larger than a delivery batch keep what waits per partition under 3 × maxRecords.
     consumer = log.consumer({ groupId, isolation: 'read_committed', startFrom: 'earliest', maxBatchRecords: exporter.batching.maxRecords });
     await consumer.subscribe([topic]);
     await consumer.run({
       onAssign: async (partitions) => {
         await ranges.caughtUp();
+        const committed = await committedOffsets();
         for (const tp of partitions) {
           const series = partitionSeries(kind, tp.partition);
           const metrics = {
@@ -115,7 +151,12 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
               series.delivered(n, seconds);
             },
           };
-          workers.set(tpKey(tp), new PartitionWorker(tp, { exporter, intents: ranges, control, decoder, metrics, logger: logger.child({ partition: tp.partition }), backoff, now }));
+          const worker = new PartitionWorker(
+            tp,
+            { exporter, intents: ranges, control, decoder, metrics, logger: logger.child({ partition: tp.partition }), backoff, now, health, started, logStart: () => logStart(tp.partition) },
+            committed.get(tp.partition) ?? null,
+          );
+          workers.set(tpKey(tp), worker);
         }
         logger.info({ partitions: partitions.map((p) => p.partition) }, 'partitions assigned');
       },
@@ -127,11 +168,12 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
         const worker = workers.get(tpKey(batch));
         // Consumers deliver only assigned partitions, after onAssign: a batch without a worker is a bug, never skipped.
         if (worker === undefined) throw new FlowaggError(EXPORT_NO_WORKER, `export runner ${kind}: a batch of ${batch.topic}-${batch.partition}, a partition it has no worker for`, { context: { topic: batch.topic, partition: batch.partition, offset: batch.records[0]?.offset ?? -1 } });
-        worker.append(batch.records, batch.highWatermark);
+        await worker.append(batch.records, batch.highWatermark);
       },
       onFailure: (err) => lifecycle.fail(err),
     });
-    logger.info({ groupId, topic, batching: exporter.batching }, 'exporter started');
+    backlog.start(opts.probeIntervalMs ?? 5000, logger);
+    logger.info({ groupId, topic, batching: exporter.batching }, 'exporter running (its destination is reached in the background)');
   }
 
   return {
@@ -157,9 +199,8 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
       };
     },
     readiness: (): Readiness => lifecycle.readiness(() => {
-      const stuck = [...workers.values()].map((w) => w.state).find((s) => s.kind === 'retrying');
-      if (stuck?.kind === 'retrying') return { ready: false, detail: `exporter ${kind}: the destination refuses batch ${stuck.batch} since ${new Date(stuck.since).toISOString()}: ${stuck.error}` };
-      return { ready: true };
+      const detail = health.detail();
+      return detail === undefined ? { ready: true } : { ready: true, detail: `exporter ${kind}: ${detail} (${backlog.describe()})` };
     }),
   };
 }

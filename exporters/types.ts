@@ -33,15 +33,24 @@ export interface BatchPolicy {
 }
 
 /**
- * A destination. The runner calls start() once, then deliver() for one batch at a time per partition
- * (batches of different partitions may be in flight together), then stop() after the last delivery
- * settled. The exporter flushes nothing on its own: a delivery is done when deliver() resolves.
+ * A destination. The runner calls start() until it resolves, then deliver() for one batch at a time per
+ * partition (batches of different partitions may be in flight together), then stop() after the last
+ * delivery settled (also when no start succeeded). The exporter flushes nothing on its own: a delivery
+ * is done when deliver() resolves.
+ *
+ * What the configuration alone shows cannot work is refused before: by the section's schema, which
+ * `flowagg config check` runs too, and again when the exporter is created. Everything else (a
+ * destination that does not answer, refuses the credentials, lacks the bucket or a column, a
+ * certificate file not there yet) is a start that fails and is tried again.
  */
 export interface Exporter {
   readonly kind: ExporterKind;
   readonly batching: BatchPolicy;
-  /** Connects to and checks the destination; throws a FlowaggError naming the key at fault. */
-  start(): Promise<void>;
+  /**
+   * Connects to and checks the destination; throws a FlowaggError naming the key at fault, and may be
+   * called again after that (it leaves nothing open behind a failure). `signal` aborts when the runner stops.
+   */
+  start(signal?: AbortSignal): Promise<void>;
   /**
    * Resolves once the destination has accepted every record of the batch: the runner then commits past
    * it. Rejects to have the same batch delivered again after a backoff; a rejection that reached none of

@@ -1,6 +1,8 @@
 // The `clickHouse` section: Antrea's keys and defaults (reference §3), plus flowagg's where Antrea has
 // none (the CA file's path, the row limit of a batch, the table's TTL, whether to create the schema).
 // Credentials come from CH_USERNAME and CH_PASSWORD, as in Antrea (the chart fills them from a Secret).
+// A databaseURL flowagg cannot serve is refused here, by the exporter's own parser (url.ts), so that
+// `flowagg config check` refuses it as the exporter would.
 import { z } from 'zod';
 import { emptyIsDefault } from '../../lib/config/empty.js';
 import { duration, port } from '../../lib/config/types.js';
@@ -35,7 +37,7 @@ export const clickHouseSection = z
     maxBatchRows: z.number().int().min(1).max(1_000_000).default(20_000).describe('A batch is inserted at the latest once it holds this many rows. The runner holds up to three batches of decoded records (about 2 KB each) per partition.'),
     createSchema: z.boolean().default(true).describe('Create the database (other than `default`), the flows table and its views when they do not exist.'),
     tableTTL: duration.default(12 * 3_600_000).describe('Rows older than this are removed by the server (Theia\'s default, 12h), on servers that have TTL (19.6 and later); 0 keeps them.'),
-    startTimeout: duration.default(10_000).describe('How long start() keeps trying to reach the server before it fails.'),
+    startTimeout: duration.default(10_000).describe('How long one start keeps trying to reach the server before the exporter reports it unreachable (and tries again with backoff).'),
     requestTimeout: duration.default(30_000).describe('A request without an answer this long fails (and is retried).'),
   })
   .superRefine((c, ctx) => {

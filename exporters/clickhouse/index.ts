@@ -14,12 +14,14 @@
 // - none: a table created by someone else on such a server; the runner counts those records in
 //   flowagg_export_redelivered_records_total.
 //
-// createClickHouseExporter() validates the section (URL, CA file) and connects nothing; start() reaches
-// the server, reads what it can do, creates the schema and checks the table's columns.
+// createClickHouseExporter() validates the URL (as the section's schema does) and connects nothing;
+// start() reads the CA file, reaches the server, reads what it can do, creates the schema and checks the
+// table's columns. Any of that failing fails the start, naming the key at fault, and the runner tries
+// again with backoff: a server down, credentials or a table being fixed, a CA file not mounted yet.
 import { FlowaggError, errorMessage } from '../../lib/errors.js';
 import { componentLogger, type Logger } from '../../lib/telemetry/logger.js';
 import { componentMetrics } from '../../lib/telemetry/metrics.js';
-import { notDelivered } from '../errors.js';
+import { EXPORT_STATE, notDelivered } from '../errors.js';
 import { type ClusterUuidSource, resolveClusterUuid } from '../row/cluster-uuid.js';
 import { CLICKHOUSE_COLUMNS } from '../row/columns.js';
 import { toFlowRow } from '../row/flow-row.js';
@@ -28,6 +30,7 @@ import { type ClickHouseConfig, type ClickHouseCredentials, credentialsFromEnv }
 import { CLICKHOUSE_UNAVAILABLE } from './errors.js';
 import { RowBinaryWriter } from './row-binary.js';
 import { ClickHouseServer, type Deduplication, insertOutcome } from './server.js';
+import { httpEndpoint } from './url.js';
 
 const m = componentMetrics('export_clickhouse');
 const metrics = {
@@ -53,7 +56,13 @@ export interface ClickHouseExporter extends Exporter {
 export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHouseDeps = {}): ClickHouseExporter {
   const logger = deps.logger ?? componentLogger('export-clickhouse');
   let clusterUuid = '';
-  const server = new ClickHouseServer(config, deps.credentials ?? credentialsFromEnv(), logger);
+  const endpoint = httpEndpoint(config.databaseURL, config.httpPort);
+  /** Made by the first start (it reads the CA file). */
+  let made: ClickHouseServer | undefined;
+  const server = (): ClickHouseServer => {
+    if (made === undefined) throw new FlowaggError(EXPORT_STATE, 'the ClickHouse exporter delivers only after start()');
+    return made;
+  };
   let deduplication: Deduplication = 'none';
   /** Partitions delivered to since start: their next batch is new, unless an insert's answer was lost. */
   const settled = new Set<string>();
@@ -63,9 +72,9 @@ export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHo
   async function alreadyInserted(batch: ExportBatch, partitionKey: string): Promise<boolean> {
     if (deduplication !== 'batch-column' || (settled.has(partitionKey) && !uncertain.has(batch.id))) return false;
     try {
-      return await server.hasBatch(batch.id);
+      return await server().hasBatch(batch.id);
     } catch (err) {
-      throw notDelivered(new FlowaggError(CLICKHOUSE_UNAVAILABLE, `cannot check whether batch ${batch.id} is in ${server.endpoint.url}: ${errorMessage(err)}`, { cause: err, retriable: true }));
+      throw notDelivered(new FlowaggError(CLICKHOUSE_UNAVAILABLE, `cannot check whether batch ${batch.id} is in ${endpoint.url}: ${errorMessage(err)}`, { cause: err, retriable: true }));
     }
   }
 
@@ -75,16 +84,17 @@ export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHo
     get deduplication() {
       return deduplication;
     },
-    async start() {
+    async start(signal?: AbortSignal) {
       clusterUuid = await resolveClusterUuid(deps.clusterUuid);
-      const version = await server.connect();
-      const caps = await server.capabilities(version);
-      deduplication = await server.ensureSchema(caps);
+      made ??= new ClickHouseServer(config, deps.credentials ?? credentialsFromEnv(), logger);
+      const version = await made.connect(signal);
+      const caps = await made.capabilities(version);
+      deduplication = await made.ensureSchema(caps);
       for (const mode of ['token', 'batch-column', 'none'] as const) metrics.deduplication.set({ mode }, mode === deduplication ? 1 : 0);
       logger.info(
         {
-          url: server.endpoint.url,
-          ...(server.endpoint.mappedFrom && { databaseURL: server.endpoint.mappedFrom }),
+          url: endpoint.url,
+          ...(endpoint.mappedFrom && { databaseURL: endpoint.mappedFrom }),
           database: config.database,
           version,
           ttl: caps.ttl && config.tableTTL > 0,
@@ -104,13 +114,13 @@ export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHo
         for (const { record } of batch.records) writer.write(toFlowRow(record, clusterUuid), batchId);
         const rows = writer.take();
         try {
-          await server.insert(rows, batch.id, signal);
+          await server().insert(rows, batch.id, signal);
         } catch (err) {
           const outcome = insertOutcome(err);
           metrics.failures.inc({ outcome });
           if (outcome === 'unknown') uncertain.add(batch.id);
-          const failure = new FlowaggError(CLICKHOUSE_UNAVAILABLE, `insert of batch ${batch.id} (${batch.records.length} rows) into ${server.endpoint.url} failed: ${errorMessage(err)}`, {
-            context: { batch: batch.id, url: server.endpoint.url },
+          const failure = new FlowaggError(CLICKHOUSE_UNAVAILABLE, `insert of batch ${batch.id} (${batch.records.length} rows) into ${endpoint.url} failed: ${errorMessage(err)}`, {
+            context: { batch: batch.id, url: endpoint.url },
             cause: err,
             retriable: true,
           });
@@ -123,7 +133,7 @@ export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHo
       settled.add(partitionKey);
     },
     async stop() {
-      await server.close();
+      await made?.close();
     },
   };
 }

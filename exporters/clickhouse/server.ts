@@ -86,7 +86,7 @@ export class ClickHouseServer {
   readonly #credentials: ClickHouseCredentials;
   #deduplication: Deduplication = 'none';
 
-  /** Validates the URL and reads the CA file (FlowaggError naming the key); connects nothing yet. */
+  /** Validates the URL and reads the CA file (FlowaggError naming the key); connects nothing yet. Made by the exporter's start, so a CA file not there yet is retried. */
   constructor(config: ClickHouseConfig, credentials: ClickHouseCredentials, logger: Logger) {
     this.#config = config;
     this.#credentials = credentials;
@@ -120,7 +120,7 @@ export class ClickHouseServer {
     const deadline = Date.now() + this.#config.startTimeout;
     for (;;) {
       try {
-        return await this.#scalar('SELECT version()');
+        return await this.#scalar('SELECT version()', signal);
       } catch (err) {
         const auth = /Code: (192|193|516)\b|Authentication failed|password is incorrect|Unknown user/i.test(errorMessage(err));
         if (auth) {
@@ -147,8 +147,8 @@ export class ClickHouseServer {
     }
   }
 
-  async #scalar(query: string): Promise<string> {
-    const rs = await this.#client.query({ query, format: 'TabSeparated' });
+  async #scalar(query: string, signal?: AbortSignal): Promise<string> {
+    const rs = await this.#client.query({ query, format: 'TabSeparated', ...(signal && { abort_signal: signal }) });
     return (await rs.text()).trim();
   }
 

@@ -47,18 +47,23 @@ function writeError(a: CollectorAddress, err: unknown): FlowaggError {
   return new FlowaggError(IPFIX_EXPORT_WRITE, `sending to the IPFIX collector ${a.host}:${a.port} failed: ${errorMessage(err)}`, { context: { host: a.host, port: a.port }, retriable: true, cause: err });
 }
 
-/** Resolves with the socket once `event` fired; rejects (and destroys it) on error or after timeoutMs. */
-function opened<T extends EventEmitter>(socket: T, event: string, timeoutMs: number, destroy: () => void): Promise<T> {
+/** Resolves with the socket once `event` fired; rejects (and destroys it) on error, after timeoutMs, or when `signal` aborts. */
+function opened<T extends EventEmitter>(socket: T, event: string, timeoutMs: number, destroy: () => void, signal?: AbortSignal): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
+    const onAbort = () => fail(new Error('the exporter is stopping'));
     const fail = (err: Error) => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       destroy();
       reject(err);
     };
+    if (signal?.aborted) return fail(new Error('the exporter is stopping'));
+    signal?.addEventListener('abort', onAbort, { once: true });
     socket.once('error', fail);
     socket.once(event, () => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       socket.off('error', fail);
       resolve(socket);
     });
@@ -152,23 +157,23 @@ export function interfaceMtu(localAddress: string): number | undefined {
   return undefined;
 }
 
-export async function openConnection(a: CollectorAddress, tls: TlsMaterial | undefined, timeoutMs: number): Promise<Connection> {
+export async function openConnection(a: CollectorAddress, tls: TlsMaterial | undefined, timeoutMs: number, signal?: AbortSignal): Promise<Connection> {
   try {
     if (a.transport === 'udp') {
       const family = isIP(a.host) || (await lookup(a.host)).family;
       const socket = createSocket(family === 6 ? 'udp6' : 'udp4');
       socket.connect(a.port, a.host);
-      await opened(socket, 'connect', timeoutMs, () => socket.close());
+      await opened(socket, 'connect', timeoutMs, () => socket.close(), signal);
       const mtu = interfaceMtu(socket.address().address);
       const size = mtu === undefined ? UDP_FALLBACK : Math.min(MAX_MESSAGE, mtu - (family === 6 ? 48 : 28));
       return new UdpConnection(socket, a, size);
     }
     if (tls !== undefined) {
       const socket = tlsConnect({ host: a.host, port: a.port, ...tls, ...(tls.servername === undefined && isIP(a.host) === 0 && { servername: a.host }) });
-      return new StreamConnection('tls', await opened(socket, 'secureConnect', timeoutMs, () => socket.destroy()), a);
+      return new StreamConnection('tls', await opened(socket, 'secureConnect', timeoutMs, () => socket.destroy(), signal), a);
     }
     const socket = tcpConnect({ host: a.host, port: a.port, allowHalfOpen: true });
-    return new StreamConnection('tcp', await opened(socket, 'connect', timeoutMs, () => socket.destroy()), a);
+    return new StreamConnection('tcp', await opened(socket, 'connect', timeoutMs, () => socket.destroy(), signal), a);
   } catch (err) {
     throw connectError(a, err);
   }

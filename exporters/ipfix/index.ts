@@ -1,10 +1,12 @@
 // The IPFIX exporter (flowCollector section; reference §3, §4.3, §7.1): Antrea-compatible templates and
 // values, sent to an external collector over TCP, TLS or UDP, as IPFIX or as JSON lines.
 //
-// start() loads the TLS material and connects once, so that a wrong address, an unreachable collector or
-// a bad certificate path fails at start naming its key. After that a lost session is reopened at the next
-// delivery, with jittered exponential backoff (lib/retry.ts: 1 s doubling to 30 s, reset on success) shared by all partitions:
-// between attempts deliveries fail at once, reaching nothing, and the runner retries them.
+// The address is checked with the section (config.ts), so flowagg config check refuses what can never
+// work. start() loads the TLS material and connects once; a collector that cannot be reached or a
+// certificate that cannot be read fails it, naming its key, and the runner tries again with backoff.
+// After that a lost session is reopened at the next delivery, with jittered exponential backoff
+// (lib/retry.ts: 1 s doubling to 30 s, reset on success) shared by all partitions: between attempts
+// deliveries fail at once, reaching nothing, and the runner retries them.
 import { FlowaggError, errorMessage } from '../../lib/errors.js';
 import { canonicalUuid, observationDomainIdOf } from '../../lib/k8s/cluster-identity.js';
 import { componentLogger, type Logger, sampledLogger } from '../../lib/telemetry/logger.js';
@@ -87,7 +89,7 @@ export class IpfixExporter implements Exporter {
     return this.#observationDomainId;
   }
 
-  async start(): Promise<void> {
+  async start(signal?: AbortSignal): Promise<void> {
     const c = this.#c;
     const read = await this.#deps.clusterUuid?.();
     const uuid = read === undefined ? undefined : canonicalUuid(read);
@@ -96,7 +98,7 @@ export class IpfixExporter implements Exporter {
     const clusterId = this.#config.clusterID !== '' ? this.#config.clusterID : (uuid ?? '');
     this.#templates = exportTemplates({ mode: this.#config.mode, includeK8sNames: c.includeK8sNames, includeK8sUIDs: c.includeK8sUIDs }, this.#observationDomainId, clusterId);
     if (this.#c.tls.enable || this.address.tls) this.#tls = await loadTlsMaterial(this.#c.tls, this.#deps.readSecret);
-    await this.#connect();
+    await this.#connect(signal);
     this.#logger.info({ collector: `${this.address.host}:${this.address.port}`, transport: this.#conn!.connection.transport, format: this.#c.recordFormat, observationDomainId: this.observationDomainId }, 'connected to the IPFIX collector');
   }
 
@@ -148,10 +150,14 @@ export class IpfixExporter implements Exporter {
     return this.#connect();
   }
 
-  #connect(): Promise<Session> {
+  #connect(signal?: AbortSignal): Promise<Session> {
     this.#connecting ??= (async () => {
       try {
-        const connection = await openConnection(this.address, this.#tls, this.#c.connectTimeout);
+        const connection = await openConnection(this.address, this.#tls, this.#c.connectTimeout, signal);
+        if (this.#stopped) {
+          connection.close();
+          throw notDelivered(new FlowaggError(IPFIX_EXPORT_CONNECT, 'the exporter is stopping'));
+        }
         const session = new ExportSession({
           format: this.#c.recordFormat,
           templates: this.templates,
@@ -186,7 +192,8 @@ export class IpfixExporter implements Exporter {
         const delay = this.#backoff.next();
         this.#retryAt = this.#now() + delay;
         ipfixMetrics.connectFailures.inc();
-        this.#warn('connect', { collector: `${this.address.host}:${this.address.port}`, retryInMs: delay, err: errorMessage(err) }, 'cannot connect to the IPFIX collector');
+        // The runner logs the collector unreachable once (destination-health.ts); each attempt is a debug line.
+        this.#logger.debug({ collector: `${this.address.host}:${this.address.port}`, retryInMs: delay, err: errorMessage(err) }, 'cannot connect to the IPFIX collector');
         throw err;
       } finally {
         this.#connecting = undefined;

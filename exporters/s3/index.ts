@@ -10,6 +10,10 @@
 //
 // A file holds one batch: at most maxRecordsPerFile records, and at most MAX_FILE_RECORDS, because the
 // runner holds a batch's decoded records in memory (about 2 KB each).
+//
+// start() checks the bucket (HeadBucket). S3 not answering, no such bucket, access denied, no
+// credentials: each fails the start with what to fix, and the runner tries again with backoff (a
+// bucket can be created, a policy or a credential fixed, while records wait in the log).
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { HeadBucketCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
@@ -21,7 +25,7 @@ import { type ClusterUuidSource, resolveClusterUuid } from '../row/cluster-uuid.
 import { toFlowRow } from '../row/flow-row.js';
 import { LineBuffer } from '../row/line-buffer.js';
 import { type ExportBatch, type Exporter } from '../types.js';
-import { regionOf, type S3UploaderConfig } from './config.js';
+import { regionOf, s3UploaderProblems, type S3UploaderConfig } from './config.js';
 import { s3CsvLine } from './csv.js';
 import { S3_CONFIG, S3_UNAVAILABLE } from './errors.js';
 
@@ -56,9 +60,8 @@ export function createS3Exporter(config: S3UploaderConfig, deps: S3Deps = {}): E
   const logger = deps.logger ?? componentLogger('export-s3');
   const now = deps.now ?? Date.now;
   let clusterUuid = '';
-  if (config.bucketName === '') {
-    throw new FlowaggError(S3_CONFIG, 's3Uploader.bucketName is empty: name the bucket to upload to', { context: { key: 's3Uploader.bucketName' } });
-  }
+  const [problem] = s3UploaderProblems(config);
+  if (problem !== undefined) throw new FlowaggError(S3_CONFIG, `s3Uploader.${problem.key} ${problem.message}`, { context: { key: `s3Uploader.${problem.key}` } });
   const region = regionOf(config);
   const client = new S3Client({
     region,
@@ -72,10 +75,10 @@ export function createS3Exporter(config: S3UploaderConfig, deps: S3Deps = {}): E
   return {
     kind: 's3',
     batching: { maxRecords: Math.min(config.maxRecordsPerFile, MAX_FILE_RECORDS), maxDelayMs: config.uploadInterval },
-    async start() {
+    async start(signal?: AbortSignal) {
       clusterUuid = await resolveClusterUuid(deps.clusterUuid);
       try {
-        await client.send(new HeadBucketCommand({ Bucket: config.bucketName }));
+        await client.send(new HeadBucketCommand({ Bucket: config.bucketName }), signal && { abortSignal: signal });
       } catch (err) {
         throw startError(config, where, err);
       }

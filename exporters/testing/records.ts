@@ -115,13 +115,15 @@ type Behaviour = 'accept' | 'down' | 'acceptThenHang' | 'failAfterAccept';
 
 /**
  * A destination that keeps the batches it accepted and fails on command: `down` refuses everything
- * (nothing delivered), `failAfterAccept` keeps the batch and then fails (a partial delivery, as a TCP
- * reset after the write), `acceptThenHang` keeps it and never answers (a crash between delivery and
- * commit, once the runner is stopped or killed).
+ * (its start too: unreachable at start; nothing delivered), `failAfterAccept` keeps the batch and then
+ * fails (a partial delivery, as a TCP reset after the write), `acceptThenHang` keeps it and never
+ * answers (a crash between delivery and commit, once the runner is stopped or killed).
  */
 export class TestDestination implements Exporter {
   readonly accepted: ExportBatch[] = [];
   attempts = 0;
+  startAttempts = 0;
+  started = false;
   behaviour: Behaviour = 'accept';
   /** Resolvers waiting for a number of accepted records. */
   readonly #waiters = new Set<() => void>();
@@ -132,7 +134,12 @@ export class TestDestination implements Exporter {
     readonly deliverDelayMs = 0,
   ) {}
 
-  async start(): Promise<void> {}
+  async start(): Promise<void> {
+    this.startAttempts++;
+    if (this.behaviour === 'down') throw notDelivered(new FlowaggError(TEST_DESTINATION_DOWN, 'test destination is down'));
+    this.started = true;
+  }
+
   async stop(): Promise<void> {}
 
   get records(): number {

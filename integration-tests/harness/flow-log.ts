@@ -26,3 +26,21 @@ export function readFlowLog(dir: string): Line[] {
   if (!existsSync(path)) return [];
   return readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Line);
 }
+
+/**
+ * Per flow (5-tuple), how many lines name it and the sum of each of `counters` over them: what two
+ * destinations that hold the same records agree on exactly, and one holding a record twice or missing
+ * one does not. A line gives its addresses as the flow log does (sourceIPv4Address or
+ * sourceIPv6Address, either may hold either family), its counters as numbers or decimal text.
+ */
+export function sumsByFlow(lines: Iterable<Line>, counters: readonly string[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const l of lines) {
+    const key = lineTuple(l);
+    let sums = out.get(key);
+    if (sums === undefined) out.set(key, (sums = new Array<number>(counters.length + 1).fill(0)));
+    sums[0]!++;
+    counters.forEach((c, i) => (sums[i + 1]! += Number(l[c] ?? 0)));
+  }
+  return out;
+}

@@ -4,6 +4,16 @@
 // or duplicate anything. The server itself keeps running for the other tests that share it.
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
+/**
+ * How long the tests that take it from here keep a destination unreachable: FLOWAGG_TEST_OUTAGE_SECONDS,
+ * 15 s by default so that CI stays fast (FLOWAGG_TEST_OUTAGE_SECONDS=60 is the 60 s of issue 17).
+ */
+export function outageMs(): number {
+  const seconds = Number(process.env.FLOWAGG_TEST_OUTAGE_SECONDS ?? 15);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`FLOWAGG_TEST_OUTAGE_SECONDS must be a positive number of seconds, not "${process.env.FLOWAGG_TEST_OUTAGE_SECONDS}"`);
+  return seconds * 1000;
+}
+
 export class OutageProxy {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
@@ -15,9 +25,11 @@ export class OutageProxy {
     this.#server = server;
   }
 
-  static async start(targetHost: string, targetPort: number): Promise<OutageProxy> {
+  /** `down`: cutting every connection from the start, until up(): a destination unreachable at start. */
+  static async start(targetHost: string, targetPort: number, opts: { down?: boolean } = {}): Promise<OutageProxy> {
     const server = createServer();
     const proxy = new OutageProxy(server);
+    proxy.#down = opts.down ?? false;
     server.on('connection', (client) => proxy.#accept(client, targetHost, targetPort));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return proxy;

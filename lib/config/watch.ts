@@ -24,6 +24,8 @@ export type ReloadOutcome =
 export interface ConfigWatcherOptions {
   readonly file: string;
   readonly env?: NodeJS.ProcessEnv;
+  /** Key path → value, as loadConfig's: applied to every version of the file. */
+  readonly overrides?: Record<string, unknown>;
   readonly logger: Logger;
   /** Editors write a file in several steps; events closer together than this are one change. */
   readonly debounceMs?: number;
@@ -110,7 +112,7 @@ export class ConfigWatcher<S extends z.ZodType> extends EventEmitter<{ reload: [
     const text = this.#read();
     if (text === undefined || text === this.#text) return this.#done({ kind: 'unchanged' });
     this.#text = text;
-    const result = readConfig(this.#schema, { file, text, ...(this.#opts.env && { env: this.#opts.env }) });
+    const result = readConfig(this.#schema, { file, text, ...(this.#opts.env && { env: this.#opts.env }), ...(this.#opts.overrides && { overrides: this.#opts.overrides }) });
     if (!result.ok) {
       logger.error({ file, errors: result.diagnostics.filter((d) => d.level === 'error') }, 'the changed configuration file is invalid: running on with the previous configuration');
       return this.#done({ kind: 'invalid', diagnostics: result.diagnostics });

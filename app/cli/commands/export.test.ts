@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { closedPort } from '../../../exporters/testing/records.js';
+import { exportUntil, UNREACHABLE_SINCE } from '../testing/export-until.js';
 import { runMain as capture } from '../testing/run-main.js';
 
 function configFile(yaml: string): string {
@@ -30,12 +31,16 @@ test('a bad flowCollector section fails flowagg run and flowagg export at start,
   }
 });
 
-test('flowagg export ipfix with an unreachable collector exits 1 naming flowCollector.address', async () => {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  const { code, stderr } = await capture(['export', 'ipfix', '--config', configFile(`flowCollector:\n  address: "127.0.0.1:${port}:tcp"\n  connectTimeout: 2s\n`)]);
+test('flowagg export ipfix with an unreachable collector runs on, ready, naming flowCollector.address in /readyz', async () => {
+  const port = await closedPort();
+  const { readyz, code } = await exportUntil(mkdtempSync(join(tmpdir(), 'flowagg-export-cli-')), 'ipfix', 'flowCollector', { 'flowCollector.address': `127.0.0.1:${port}:tcp`, 'flowCollector.connectTimeout': 2000 }, new RegExp(`${UNREACHABLE_SINCE}cannot reach the IPFIX collector 127\\.0\\.0\\.1:${port} \\(flowCollector\\.address\\)`));
+  assert.equal(readyz.status, 200);
+  assert.equal(readyz.checks['export.ipfix']!.ready, true);
+  assert.equal(code, 0, 'stopped cleanly');
+});
+
+test('flowagg export ipfix without an address is refused, enabled or not: the command uses the section', async () => {
+  const { code, stderr } = await capture(['export', 'ipfix', '--config', configFile('flowCollector:\n  enable: false\n')]);
   assert.equal(code, 1);
-  assert.match(stderr, new RegExp(`cannot reach the IPFIX collector 127\\.0\\.0\\.1:${port} \\(flowCollector\\.address\\).*FLOWAGG_ERR_IPFIX_EXPORT_CONNECT`));
+  assert.match(stderr, /flowCollector\.address \([^)]*\): is required/);
 });

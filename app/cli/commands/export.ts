@@ -1,6 +1,7 @@
 // `flowagg export KIND`: one exporter alone (as its own Deployment, next to Kafka), reading flows.processed
 // as its own consumer group and sending to its destination.
 import { EXPORTER_MODULES } from '../../exporters/index.js';
+import { findExporter } from '../../exporters/registry.js';
 import { type Command, UsageError } from '../command.js';
 import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from '../../serve.js';
 
@@ -24,6 +25,8 @@ flight. See docs/exporters.md.
   run: async (args) => {
     const [kind, ...extra] = args.positionals;
     if (kind === undefined || extra.length > 0) throw new UsageError(`give one exporter kind: ${EXPORTER_MODULES.map((m) => m.kind).join(', ')}`);
-    return serve(loadServiceConfig(args), { command: `export ${kind}`, ...fileOf(args), ingest: false, exporters: [kind] });
+    // The section is used whatever its `enable` says, so it is validated as an enabled one (a bucket name, an address).
+    const overrides = { [`${findExporter(EXPORTER_MODULES, kind).section}.enable`]: true };
+    return serve(loadServiceConfig(args, overrides), { command: `export ${kind}`, ...fileOf(args), overrides, ingest: false, exporters: [kind] });
   },
 };

@@ -26,6 +26,7 @@ Serves /metrics, /healthz, /readyz, /recordmetrics and /flowrecords on apiServer
   run: async (args) => {
     const mode = stringOption(args, 'mode');
     if (mode !== undefined && !['aggregate', 'proxy'].includes(mode.toLowerCase())) throw new UsageError(`--mode must be aggregate or proxy, not "${mode}"`);
-    return serve(loadServiceConfig(args, mode === undefined ? {} : { mode }), { command: 'process', ...fileOf(args), ingest: false, processor: true });
+    const overrides = mode === undefined ? {} : { mode };
+    return serve(loadServiceConfig(args, overrides), { command: 'process', ...fileOf(args), overrides, ingest: false, processor: true });
   },
 };
