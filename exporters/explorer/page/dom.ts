@@ -37,3 +37,8 @@ export function table<T>(caption: string, columns: readonly Column<T>[], rows: r
 export function section(title: string, ...children: Child[]): HTMLElement {
   return h('section', {}, h('h2', {}, title), ...children);
 }
+
+/** A figure as a person reads it, with its exact value in the markup (`<data value>`) for scripts and tests. */
+export function figure(value: number, text: string): HTMLDataElement {
+  return h('data', { value }, text);
+}

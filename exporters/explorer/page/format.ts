@@ -1,4 +1,6 @@
 // How figures read on the page.
+import { type FlowRow } from '../api-types.js';
+
 const UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
 
 /** 1,234,567 → "1.23 MB" (decimal units, as network traffic is counted). */
@@ -29,4 +31,9 @@ export const FLOW_TYPES: Record<number, string> = { 1: 'intra-Node', 2: 'inter-N
 
 export function protocol(n: number): string {
   return PROTOCOLS[n] ?? String(n);
+}
+
+/** A flow's 5-tuple, as the path view asks for it. */
+export function tuple(r: FlowRow): string {
+  return `${r.sourceAddress}:${r.sourcePort} → ${r.destinationAddress}:${r.destinationPort} ${protocol(r.protocol)}`;
 }

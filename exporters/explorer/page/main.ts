@@ -98,6 +98,8 @@ async function render(focus: boolean): Promise<void> {
   main.replaceChildren(h('h1', {}, view.title), content);
   main.setAttribute('aria-busy', 'false');
   main.dataset.view = state.view;
+  // What the view shows now belongs to this URL (scripts and tests wait for it).
+  main.dataset.hash = location.hash;
   if (focus) main.focus();
   void showStatus();
   clearTimeout(timer);

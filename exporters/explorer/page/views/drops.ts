@@ -3,15 +3,15 @@
 import { type DropsResponse, type FlowRow, type Ranked, type SearchResponse } from '../../api-types.js';
 import { get } from '../api.js';
 import { stackedChart } from '../chart.js';
-import { h, section, table } from '../dom.js';
-import { bytes, count, error, protocol, time } from '../format.js';
+import { figure, h, section, table } from '../dom.js';
+import { bytes, count, error, protocol, time, tuple } from '../format.js';
 import { href, type PageState, type Range, rangeParams } from '../url-state.js';
 
 /** The flows of a rule, once each: a flow exported several times is one row with its exports added up. */
 function flowsOf(rows: readonly FlowRow[]): FlowRow[] {
   const byTuple = new Map<string, FlowRow>();
   for (const r of rows) {
-    const key = `${r.sourceAddress} ${r.sourcePort} ${r.destinationAddress} ${r.destinationPort} ${r.protocol}`;
+    const key = tuple(r);
     const seen = byTuple.get(key);
     byTuple.set(key, seen === undefined ? r : { ...seen, bytes: seen.bytes + r.bytes, packets: seen.packets + r.packets, time: Math.max(seen.time, r.time) });
   }
@@ -24,7 +24,7 @@ export async function drops(state: PageState, range: Range): Promise<Node> {
     get<SearchResponse>('flows', { from: range.from, to: range.to, denied: 'true', pageSize: 500, sort: 'time' }),
   ]);
   const ruleKey = (r: Ranked) => r.key.join(' ');
-  const flowLink = (r: FlowRow) => h('a', { href: href('flow', { ...rangeParams(state.params), partition: r.partition, offset: r.offset }) }, `${r.source} → ${r.destination}`);
+  const flowLink = (r: FlowRow) => h('a', { href: href('flow', { ...rangeParams(state.params), partition: r.partition, offset: r.offset }), title: tuple(r) }, `${r.source} → ${r.destination}`);
   const rules = data.rules.map((rule) => {
     const [direction, policy, name, action] = rule.key;
     const flows = flowsOf(denied.rows.filter((row) => row.denial === ruleKey(rule)));
@@ -35,8 +35,8 @@ export async function drops(state: PageState, range: Range): Promise<Node> {
       table(`Flows denied by ${policy}`, [
         { title: 'Flow', cell: flowLink },
         { title: 'Port', cell: (r: FlowRow) => `${protocol(r.protocol)} ${r.destinationPort}` },
-        { title: 'Bytes', numeric: true, cell: (r: FlowRow) => bytes(r.bytes) },
-        { title: 'Packets', numeric: true, cell: (r: FlowRow) => count(r.packets) },
+        { title: 'Bytes', numeric: true, cell: (r: FlowRow) => figure(r.bytes, bytes(r.bytes)) },
+        { title: 'Packets', numeric: true, cell: (r: FlowRow) => figure(r.packets, count(r.packets)) },
         { title: 'Last seen', cell: (r: FlowRow) => time(r.time) },
       ], flows, denied.scan.complete ? 'No flow of this rule in the range.' : 'None in the part of the range searched.'));
   });

@@ -2,8 +2,8 @@
 // each row opens the flow. The filters are the URL's parameters, so a search can be shared.
 import { type FlowRow, type SearchResponse } from '../../api-types.js';
 import { get } from '../api.js';
-import { h, table } from '../dom.js';
-import { bytes, count, FLOW_TYPES, protocol, time } from '../format.js';
+import { figure, h, table } from '../dom.js';
+import { bytes, count, FLOW_TYPES, protocol, time, tuple } from '../format.js';
 import { href, type PageState, type Range, rangeParams, withParams } from '../url-state.js';
 
 const FILTERS: readonly (readonly [name: string, label: string, hint: string])[] = [
@@ -22,7 +22,7 @@ const FILTERS: readonly (readonly [name: string, label: string, hint: string])[]
   ['denied', 'Denied', 'true or false'],
 ];
 
-export const flowLink = (state: PageState, r: FlowRow, text: string) => h('a', { href: href('flow', { ...rangeParams(state.params), partition: r.partition, offset: r.offset }) }, text);
+export const flowLink = (state: PageState, r: FlowRow, text: string) => h('a', { href: href('flow', { ...rangeParams(state.params), partition: r.partition, offset: r.offset }), title: tuple(r) }, text);
 
 export function rowColumns(state: PageState) {
   return [
@@ -33,8 +33,8 @@ export function rowColumns(state: PageState) {
     { title: 'Type', cell: (r: FlowRow) => FLOW_TYPES[r.flowType] ?? String(r.flowType) },
     { title: 'Nodes', cell: (r: FlowRow) => [r.sourceNode, r.destinationNode].filter((n) => n !== '').join(' → ') },
     { title: 'Denied by', cell: (r: FlowRow) => r.denial },
-    { title: 'Bytes', numeric: true, cell: (r: FlowRow) => bytes(r.bytes) },
-    { title: 'Packets', numeric: true, cell: (r: FlowRow) => count(r.packets) },
+    { title: 'Bytes', numeric: true, cell: (r: FlowRow) => figure(r.bytes, bytes(r.bytes)) },
+    { title: 'Packets', numeric: true, cell: (r: FlowRow) => figure(r.packets, count(r.packets)) },
   ];
 }
 

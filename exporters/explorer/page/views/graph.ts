@@ -5,7 +5,7 @@
 import { forceCenter, forceCollide, forceLink, forceManyBody, forceSimulation, type SimulationNodeDatum } from 'd3-force';
 import { type GraphEdge, type GraphNode, type GraphResponse } from '../../api-types.js';
 import { get } from '../api.js';
-import { h, section, table } from '../dom.js';
+import { figure, h, section, table } from '../dom.js';
 import { bytes, count, error } from '../format.js';
 import { href, type PageState, type Range, rangeParams, withParams } from '../url-state.js';
 
@@ -85,8 +85,8 @@ export async function graphView(state: PageState, range: Range): Promise<Node> {
     data.truncated && h('p', { class: 'hint' }, `Only the ${data.edges.length} heaviest edges are drawn.`),
     section('Edges', table('Traffic between the nodes of the graph, by bytes', [
       { title: 'Source → destination', cell: (e: GraphEdge) => h('a', { href: flowsOf(e) }, `${e.source} → ${e.target}`) },
-      { title: 'Bytes', numeric: true, cell: (e: GraphEdge) => bytes(e.bytes) + error(e.error) },
-      { title: 'Packets', numeric: true, cell: (e: GraphEdge) => count(e.packets) },
+      { title: 'Bytes', numeric: true, cell: (e: GraphEdge) => figure(e.bytes, bytes(e.bytes) + error(e.error)) },
+      { title: 'Packets', numeric: true, cell: (e: GraphEdge) => figure(e.packets, count(e.packets)) },
     ], data.edges)),
   );
 }

@@ -2,7 +2,7 @@
 import { type OverviewResponse, type Ranked } from '../../api-types.js';
 import { get } from '../api.js';
 import { stackedChart, type Metric } from '../chart.js';
-import { h, section, table } from '../dom.js';
+import { figure, h, section, table } from '../dom.js';
 import { bytes, count, error } from '../format.js';
 import { href, type PageState, type Range, rangeParams, withParams } from '../url-state.js';
 
@@ -23,8 +23,8 @@ function pairCell(state: PageState, r: Ranked): HTMLElement {
 }
 
 const figures = [
-  { title: 'Bytes', numeric: true, cell: (r: Ranked) => bytes(r.bytes) + error(r.error) },
-  { title: 'Packets', numeric: true, cell: (r: Ranked) => count(r.packets) },
+  { title: 'Bytes', numeric: true, cell: (r: Ranked) => figure(r.bytes, bytes(r.bytes) + error(r.error)) },
+  { title: 'Packets', numeric: true, cell: (r: Ranked) => figure(r.packets, count(r.packets)) },
 ];
 
 export async function overview(state: PageState, range: Range): Promise<Node> {

@@ -2,7 +2,7 @@
 // destination Node, any router or hypervisor exporting to flowagg), side by side with its counters.
 import { type ObservationPoint, type PathResponse } from '../../api-types.js';
 import { get } from '../api.js';
-import { h } from '../dom.js';
+import { figure, h } from '../dom.js';
 import { bytes, count, time } from '../format.js';
 import { href, type PageState, type Range, withParams } from '../url-state.js';
 
@@ -15,9 +15,9 @@ function card(p: ObservationPoint): HTMLElement {
     h('dl', {},
       h('dt', {}, 'Side'), h('dd', {}, p.side),
       h('dt', {}, 'Exporter'), h('dd', {}, `${p.exporter}, domain ${p.observationDomainId}`),
-      h('dt', {}, 'Records'), h('dd', {}, count(p.records)),
-      h('dt', {}, 'Bytes'), h('dd', {}, bytes(p.bytes)),
-      h('dt', {}, 'Packets'), h('dd', {}, count(p.packets)),
+      h('dt', {}, 'Records'), h('dd', {}, figure(p.records, count(p.records))),
+      h('dt', {}, 'Bytes'), h('dd', { class: 'bytes' }, figure(p.bytes, bytes(p.bytes))),
+      h('dt', {}, 'Packets'), h('dd', {}, figure(p.packets, count(p.packets))),
       h('dt', {}, 'First seen'), h('dd', {}, time(p.first)),
       h('dt', {}, 'Last seen'), h('dd', {}, time(p.last))));
 }
