@@ -38,7 +38,7 @@ export function mountExplorerApi(http: Pick<TelemetryServer, 'addJsonRoute'>, de
   const bucketsOf = (url: URL) => {
     const t = now();
     const range = timeRange(url, t, deps.config.horizon);
-    const tier = deps.explorer().rollups.tierFor(range.from, t);
+    const tier = deps.explorer().rollups.tierFor(range.from, range.to, t);
     const info: RangeInfo = { ...range, bucketMs: tier.spec.bucketMs };
     return { range: info, buckets: tier.range(range.from, range.to) };
   };

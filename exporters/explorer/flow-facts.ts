@@ -7,6 +7,7 @@
 // (flowEndSecondsFromSourceNode set), else the destination Node's; a record without them (Proxy mode,
 // other exporters) counts its own octetDeltaCount. Bytes and packets are both directions added up.
 import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
+import { LruMap } from '../../lib/lru-map.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
 
 /** An end of a flow. A Pod: its namespace, workload and name. Anything else: namespace "external", the address as workload and Pod. */
@@ -53,9 +54,18 @@ const ACTIONS: Record<number, Denial['action']> = { 2: 'Drop', 3: 'Reject' };
  * DaemonSet's or Job's (`name-<5 chars>`), a StatefulSet's (`name-<ordinal>`), else the Pod itself.
  */
 export function workloadOf(pod: string): string {
+  const known = workloads.get(pod);
+  if (known !== undefined) return known;
   const m = /^(.+)-[a-z0-9]{6,10}-[a-z0-9]{5}$/.exec(pod) ?? /^(.+)-[a-z0-9]{5}$/.exec(pod) ?? /^(.+)-\d+$/.exec(pod);
-  return m === null ? pod : m[1]!;
+  const workload = m === null ? pod : m[1]!;
+  workloads.set(pod, workload);
+  if (workloads.size > WORKLOADS_KEPT) workloads.shift();
+  return workload;
 }
+
+/** Pods seen lately and their workloads: the same Pods come back record after record, and three regular expressions a record cost more than the rest of it. */
+const workloads = new LruMap<string, string>();
+const WORKLOADS_KEPT = 10_000;
 
 const text = (v: unknown) => (typeof v === 'string' ? v : '');
 const num = (v: unknown) => (typeof v === 'number' ? v : 0);
@@ -73,9 +83,13 @@ export function destinationAddress(r: FlowRecord): string {
   return addressText(r.destinationIPv4Address ?? r.destinationIPv6Address);
 }
 
-function endpoint(namespace: unknown, pod: unknown, address: string): Endpoint {
+/** `address` is asked only for an end that is no Pod. */
+function endpoint(namespace: unknown, pod: unknown, address: () => string): Endpoint {
   const name = text(pod);
-  if (name === '') return { namespace: EXTERNAL, workload: address, pod: address };
+  if (name === '') {
+    const a = address();
+    return { namespace: EXTERNAL, workload: a, pod: a };
+  }
   return { namespace: text(namespace), workload: workloadOf(name), pod: name };
 }
 
@@ -108,8 +122,8 @@ export function recordCounters(r: FlowRecord): { bytes: number; packets: number 
 
 /** `logTime` (the record's log timestamp) stands in for a record without a flow end. */
 export function flowFacts(r: FlowRecord, logTime: number): FlowFacts {
-  const source = endpoint(r.sourcePodNamespace, r.sourcePodName, sourceAddress(r));
-  const destination = endpoint(r.destinationPodNamespace, r.destinationPodName, destinationAddress(r));
+  const source = endpoint(r.sourcePodNamespace, r.sourcePodName, () => sourceAddress(r));
+  const destination = endpoint(r.destinationPodNamespace, r.destinationPodName, () => destinationAddress(r));
   const { bytes, packets } = recordCounters(r);
   return {
     time: r.flowEndMilliseconds ?? logTime,

@@ -40,7 +40,8 @@ test('merged: where a bucket no longer holds a key, its floor is added to the ke
   const buckets = r.tiers[0]!.range(NOW - 60_000, NOW + 1);
   const floor = buckets[1]!.top.podPair.floor;
   assert.ok(floor > 0, 'the flooded bucket evicted');
-  assert.equal(merged(buckets, 'podPair').get('shop/web-1\tpayments/api-1')!.error, floor);
+  const m = merged(buckets, 'podPair');
+  assert.equal(m.error[m.at('shop/web-1\tpayments/api-1')!], floor);
 });
 
 test('timeSeries: the heaviest keys per bucket, and the rest as "other"', () => {

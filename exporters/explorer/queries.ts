@@ -5,46 +5,95 @@ import { type Bucket, type Dimension, SEPARATOR } from './rollups.js';
 import { workloadOf } from './flow-facts.js';
 import { type GraphEdge, type GraphNode, type GraphView, type Ranked, type Series, type TimeSeriesView } from './api-types.js';
 
-interface Sum {
-  bytes: number;
-  packets: number;
-  records: number;
-  error: number;
-  /** Buckets that held the key. */
-  held: number;
-  floors: number;
+/**
+ * Every key of a dimension over the buckets, with its sums and error bound: columns indexed by the key's
+ * position in `keys`, since a range of a flooded hour merges hundreds of thousands of keys, and an object
+ * per key costs the garbage collector more than the merge itself.
+ */
+export class Merged {
+  readonly keys: string[] = [];
+  readonly #index = new Map<string, number>();
+  bytes = new Float64Array(1024);
+  packets = new Float64Array(1024);
+  records = new Float64Array(1024);
+  error = new Float64Array(1024);
+  /** Per key, the floors of the buckets that held it. */
+  #floors = new Float64Array(1024);
+
+  /** `keep`, when given, picks the keys wanted (the others are not merged at all). */
+  constructor(buckets: readonly Bucket[], dimension: Dimension, keep?: (key: string) => boolean) {
+    let floors = 0;
+    for (const b of buckets) {
+      const top = b.top[dimension];
+      floors += top.floor;
+      for (const e of top.entries()) {
+        if (keep !== undefined && !keep(e.key)) continue;
+        let i = this.#index.get(e.key);
+        if (i === undefined) {
+          i = this.keys.length;
+          this.keys.push(e.key);
+          this.#index.set(e.key, i);
+          if (i === this.bytes.length) this.#grow();
+        }
+        this.bytes[i]! += e.bytes;
+        this.packets[i]! += e.packets;
+        this.records[i]! += e.records;
+        this.error[i]! += e.error;
+        this.#floors[i]! += top.floor;
+      }
+    }
+    // Where a bucket does not hold the key, it had at most that bucket's floor there.
+    for (let i = 0; i < this.keys.length; i++) this.error[i]! += floors - this.#floors[i]!;
+  }
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  at(key: string): number | undefined {
+    return this.#index.get(key);
+  }
+
+  #grow(): void {
+    const twice = (a: Float64Array) => {
+      const b = new Float64Array(a.length * 2);
+      b.set(a);
+      return b;
+    };
+    this.bytes = twice(this.bytes);
+    this.packets = twice(this.packets);
+    this.records = twice(this.records);
+    this.error = twice(this.error);
+    this.#floors = twice(this.#floors);
+  }
+
+  /** The indexes of the `limit` heaviest keys, heaviest first, without sorting them all. */
+  heaviest(limit: number): number[] {
+    const best: number[] = [];
+    if (limit <= 0) return best;
+    for (let i = 0; i < this.keys.length; i++) {
+      if (best.length === limit && this.bytes[i]! <= this.bytes[best[limit - 1]!]!) continue;
+      let at = best.length === limit ? limit - 1 : best.length;
+      while (at > 0 && this.bytes[best[at - 1]!]! < this.bytes[i]!) {
+        best[at] = best[at - 1]!;
+        at--;
+      }
+      best[at] = i;
+    }
+    return best;
+  }
 }
 
-/** Every key of a dimension over the buckets, with its sums and error bound. */
-export function merged(buckets: readonly Bucket[], dimension: Dimension): Map<string, Sum> {
-  const out = new Map<string, Sum>();
-  let floors = 0;
-  for (const b of buckets) {
-    const top = b.top[dimension];
-    floors += top.floor;
-    for (const e of top.entries()) {
-      let s = out.get(e.key);
-      if (s === undefined) out.set(e.key, (s = { bytes: 0, packets: 0, records: 0, error: 0, held: 0, floors: 0 }));
-      s.bytes += e.bytes;
-      s.packets += e.packets;
-      s.records += e.records;
-      s.error += e.error;
-      s.floors += top.floor;
-    }
-  }
-  // Where a bucket does not hold the key, it had at most that bucket's floor there.
-  for (const s of out.values()) s.error += floors - s.floors;
-  return out;
+export function merged(buckets: readonly Bucket[], dimension: Dimension, keep?: (key: string) => boolean): Merged {
+  return new Merged(buckets, dimension, keep);
 }
 
 const heaviest = (a: { bytes: number }, b: { bytes: number }) => b.bytes - a.bytes;
 
 /** The `limit` heaviest keys, as the API serves them (the key split at the separator). */
 export function top(buckets: readonly Bucket[], dimension: Dimension, limit: number): Ranked[] {
-  return [...merged(buckets, dimension)]
-    .map(([key, s]) => ({ key: key.split(SEPARATOR), bytes: s.bytes, packets: s.packets, records: s.records, error: s.error }))
-    .sort(heaviest)
-    .slice(0, limit);
+  const m = merged(buckets, dimension);
+  return m.heaviest(Math.min(limit, m.size)).map((i) => ({ key: m.keys[i]!.split(SEPARATOR), bytes: m.bytes[i]!, packets: m.packets[i]!, records: m.records[i]!, error: m.error[i]! }));
 }
 
 /** Per bucket, the totals and the `stacks` heaviest keys of a dimension over the range; the rest as "other". */
@@ -130,9 +179,23 @@ export function graph(buckets: readonly Bucket[], expanded: ReadonlySet<string>,
   };
   const edges = new Map<string, GraphEdge>();
   const nodes = new Map<string, GraphNode>();
+  // A pair of workloads is shown only when an end's namespace is expanded, a pair of Pods only when an
+  // end's workload is: the deeper dimensions are merged for those keys alone.
+  const expandedEnd = (key: string, depth: 1 | 2) => {
+    const tab = key.indexOf(SEPARATOR);
+    return [key.slice(0, tab), key.slice(tab + 1)].some((end) => {
+      const slash = end.indexOf('/');
+      const ns = end.slice(0, slash);
+      if (!expanded.has(ns)) return false;
+      const pod = end.slice(slash + 1);
+      return depth === 1 || expanded.has(`${ns}/${ns === 'external' ? pod : workloadOf(pod)}`);
+    });
+  };
   for (const depth of [0, 1, 2] as const) {
-    for (const [key, s] of merged(buckets, PAIR_OF_DEPTH[depth])) {
-      const [from, to] = key.split(SEPARATOR) as [string, string];
+    if (depth > 0 && expanded.size === 0) break;
+    const m = merged(buckets, PAIR_OF_DEPTH[depth], depth === 0 ? undefined : (key) => expandedEnd(key, depth));
+    for (let i = 0; i < m.size; i++) {
+      const [from, to] = m.keys[i]!.split(SEPARATOR) as [string, string];
       const a = show(...parts(from, depth));
       const b = show(...parts(to, depth));
       // A pair shown at a shallower depth comes from a coarser dimension; a deeper one cannot be shown from this one.
@@ -140,9 +203,9 @@ export function graph(buckets: readonly Bucket[], expanded: ReadonlySet<string>,
       const id = a.id + SEPARATOR + b.id;
       let e = edges.get(id);
       if (e === undefined) edges.set(id, (e = { source: a.id, target: b.id, bytes: 0, packets: 0, error: 0 }));
-      e.bytes += s.bytes;
-      e.packets += s.packets;
-      e.error += s.error;
+      e.bytes += m.bytes[i]!;
+      e.packets += m.packets[i]!;
+      e.error += m.error[i]!;
     }
   }
   const kept = [...edges.values()].sort(heaviest).slice(0, maxEdges);

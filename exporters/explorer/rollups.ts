@@ -1,5 +1,5 @@
-// The explorer's memory: flows.processed folded into time buckets, in two tiers (fine buckets over the
-// last hour, coarse ones over the whole horizon), each bucket holding its totals and one top-K sketch
+// The explorer's memory: flows.processed folded into time buckets, in tiers (10 s buckets over the last
+// hour, 1 min over the last 6 h, 15 min over the whole horizon), each bucket holding its totals and one top-K sketch
 // (top-k.ts) per dimension the views ask for. Pure: time comes in as arguments.
 //
 // The memory ceiling holds by construction: every sketch of every bucket that can exist at once gets an
@@ -66,10 +66,16 @@ export interface RollupOptions {
   readonly maxMemoryBytes: number;
 }
 
-/** The tiers `flowagg run` keeps: 10 s buckets over the last hour, 5 min buckets over the horizon. */
+/**
+ * The tiers the explorer keeps: 10 s buckets over the last hour, 1 min over 6 h, 15 min over the horizon,
+ * so that each range the page offers (5 min to 24 h) is answered from at most MAX_QUERY_BUCKETS buckets.
+ */
 export function defaultTiers(horizonMs: number): TierSpec[] {
-  return [{ bucketMs: 10_000, horizonMs: Math.min(horizonMs, 3_600_000) }, { bucketMs: 300_000, horizonMs }];
+  return [{ bucketMs: 10_000, horizonMs: Math.min(horizonMs, 3_600_000) }, { bucketMs: 60_000, horizonMs: Math.min(horizonMs, 21_600_000) }, { bucketMs: 900_000, horizonMs }];
 }
+
+/** A query merges at most this many buckets when a tier allows: what keeps a call within its time (bench/explorer.bench.ts). */
+export const MAX_QUERY_BUCKETS = 120;
 
 const endpointKey = (e: FlowFacts['source']) => `${e.namespace}/${e.pod}`;
 
@@ -190,9 +196,9 @@ export class Rollups {
     for (const tier of this.tiers) tier.evict(now);
   }
 
-  /** The finest tier that still holds `from`: the last hour from 10 s buckets, beyond it from 5 min ones. */
-  tierFor(from: number, now: number): Tier {
-    return this.tiers.find((t) => from >= t.oldest(now)) ?? this.tiers[this.tiers.length - 1]!;
+  /** The finest tier that holds `from` and answers [from, to) from at most MAX_QUERY_BUCKETS buckets; else the coarsest. */
+  tierFor(from: number, to: number, now: number): Tier {
+    return this.tiers.find((t) => from >= t.oldest(now) && (to - from) / t.spec.bucketMs <= MAX_QUERY_BUCKETS) ?? this.tiers[this.tiers.length - 1]!;
   }
 
   memoryBytes(): number {
