@@ -26,17 +26,18 @@ test('rollups: buckets older than a tier\'s horizon go as the clock moves', () =
   const r = new Rollups({ tiers: defaultTiers(2 * HOUR), maxMemoryBytes: 64 * 1024 * 1024 });
   r.add(facts({ time: NOW }), NOW);
   r.evict(NOW + HOUR + 60_000);
-  assert.equal(r.tiers[0]!.size, 0, 'the fine tier keeps an hour');
+  assert.equal(r.tiers[0]!.size, 0, 'the fine tier keeps 15 minutes');
   assert.equal(r.tiers[2]!.size, 1);
   r.evict(NOW + 3 * HOUR);
   assert.equal(r.tiers[2]!.size, 0);
 });
 
-test('rollups: the finest tier that holds a range in at most 120 buckets answers it', () => {
+test('rollups: the finest tier that holds a range in at most 96 buckets answers it', () => {
   const r = new Rollups({ tiers: defaultTiers(24 * HOUR), maxMemoryBytes: 64 * 1024 * 1024 });
   const bucketOf = (span: number) => r.tierFor(NOW - span, NOW, NOW).spec.bucketMs;
   assert.deepEqual([300_000, 900_000, HOUR, 6 * HOUR, 24 * HOUR].map(bucketOf), [10_000, 10_000, 60_000, 900_000, 900_000]);
-  assert.equal(r.tierFor(NOW - 3 * HOUR, NOW - 2.9 * HOUR, NOW).spec.bucketMs, 60_000, 'ten minutes three hours ago: past the 10 s buckets\' hour');
+  assert.equal(r.tierFor(NOW - HOUR, NOW - 0.9 * HOUR, NOW).spec.bucketMs, 60_000, 'six minutes an hour ago: past the 10 s buckets\' 15 minutes');
+  assert.equal(r.tierFor(NOW - 3 * HOUR, NOW - 2.9 * HOUR, NOW).spec.bucketMs, 900_000, 'three hours ago: past the 1 min buckets\' 90 minutes');
 });
 
 test('rollups: the keys of a denied flow to an external address', () => {

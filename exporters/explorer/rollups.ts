@@ -1,5 +1,5 @@
 // The explorer's memory: flows.processed folded into time buckets, in tiers (10 s buckets over the last
-// hour, 1 min over the last 6 h, 15 min over the whole horizon), each bucket holding its totals and one top-K sketch
+// 15 min, 1 min over the last 90 min, 15 min over the whole horizon), each bucket holding its totals and one top-K sketch
 // (top-k.ts) per dimension the views ask for. Pure: time comes in as arguments.
 //
 // The memory ceiling holds by construction: every sketch of every bucket that can exist at once gets an
@@ -67,15 +67,16 @@ export interface RollupOptions {
 }
 
 /**
- * The tiers the explorer keeps: 10 s buckets over the last hour, 1 min over 6 h, 15 min over the horizon,
- * so that each range the page offers (5 min to 24 h) is answered from at most MAX_QUERY_BUCKETS buckets.
+ * The tiers the explorer keeps: 10 s buckets over the last 15 min, 1 min over 90 min, 15 min over the
+ * horizon. Each range the page offers (5 min to 24 h) is answered from at most MAX_QUERY_BUCKETS buckets,
+ * and no tier keeps buckets no such range uses, so that the memory goes to the keys of the buckets used.
  */
 export function defaultTiers(horizonMs: number): TierSpec[] {
-  return [{ bucketMs: 10_000, horizonMs: Math.min(horizonMs, 3_600_000) }, { bucketMs: 60_000, horizonMs: Math.min(horizonMs, 21_600_000) }, { bucketMs: 900_000, horizonMs }];
+  return [{ bucketMs: 10_000, horizonMs: Math.min(horizonMs, 900_000) }, { bucketMs: 60_000, horizonMs: Math.min(horizonMs, 5_400_000) }, { bucketMs: 900_000, horizonMs }];
 }
 
 /** A query merges at most this many buckets when a tier allows: what keeps a call within its time (bench/explorer.bench.ts). */
-export const MAX_QUERY_BUCKETS = 120;
+export const MAX_QUERY_BUCKETS = 96;
 
 const endpointKey = (e: FlowFacts['source']) => `${e.namespace}/${e.pod}`;
 

@@ -13,10 +13,14 @@ export function facts(fields: Partial<FlowFacts> = {}): FlowFacts {
   };
 }
 
-/** The i-th flow of a flood: every one a distinct pair of Pods (a distinct 5-tuple), spread over `spanMs` from `start`. */
-export function floodFacts(i: number, count: number, start: number, spanMs: number): FlowFacts {
+/**
+ * The i-th of `count` flows of a flood spread over `spanMs` from `start`: every one a distinct pair of Pods
+ * (a distinct 5-tuple); `first` numbers a flood's flows after another's.
+ */
+export function floodFacts(at: number, count: number, start: number, spanMs: number, first = 0): FlowFacts {
+  const i = first + at;
   return facts({
-    time: start + Math.floor((i / count) * spanMs),
+    time: start + Math.floor((at / count) * spanMs),
     bytes: 64 + (i % 1500),
     packets: 1,
     source: pod(`ns-${i % 50}`, `client-${i}-abcde`),
