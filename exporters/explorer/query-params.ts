@@ -6,6 +6,11 @@ export class QueryError extends Error {
   readonly status = 400;
 }
 
+/** What a query names is not there (a record removed by retention): 404. */
+export class NotFoundError extends Error {
+  readonly status = 404;
+}
+
 /** Too many log-reading queries at once: 429. */
 export class BusyError extends Error {
   readonly status = 429;

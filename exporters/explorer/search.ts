@@ -7,7 +7,7 @@ import { type FlowResponse, type FlowRow, type SearchResponse } from './api-type
 import { flowFacts } from './flow-facts.js';
 import { flowRow } from './flow-row.js';
 import { type LogAccess, scanLog } from './log-scan.js';
-import { intParam, oneOf, QueryError, type TimeRange } from './query-params.js';
+import { intParam, NotFoundError, oneOf, QueryError, type TimeRange } from './query-params.js';
 import { searchPredicate } from './search-filter.js';
 
 export const SORTS = ['time', 'bytes', 'packets'] as const;
@@ -57,7 +57,7 @@ export async function flowDetail(d: SearchDeps, url: URL, range: TimeRange): Pro
   if (partition < 0 || offset < 0) throw new QueryError('partition and offset are required (a row of /api/v1/flows names them)');
   const fetched = await d.reader.fetch({ topic: d.topic, partition }, offset, { maxRecords: 1 });
   const found = fetched.records.find((r) => r.offset === offset && r.value !== null);
-  if (found === undefined) throw Object.assign(new QueryError(`no record at offset ${offset} of ${d.topic}-${partition} (removed by retention, or not a flow)`), { status: 404 });
+  if (found === undefined) throw new NotFoundError(`no record at offset ${offset} of ${d.topic}-${partition} (removed by retention, or not a flow)`);
   const record = d.decode(found.value!);
   // The flow key the processor wrote the record under: the same for every export of the flow.
   const key = found.key;

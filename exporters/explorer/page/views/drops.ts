@@ -43,6 +43,7 @@ export async function drops(state: PageState, range: Range): Promise<Node> {
   return h('div', {},
     stackedChart(data.drops, 'packets', `Denied packets per second by policy, ${data.range.bucketMs / 1000} s buckets`),
     !denied.scan.complete && h('p', { class: 'hint' }, `The flows below come from the newest part of the range only (since ${time(denied.scan.coveredFrom)}).`),
+    denied.matched > denied.rows.length && h('p', { class: 'hint' }, `The flows below are those of the newest ${count(denied.rows.length)} of ${count(denied.matched)} denied exports; each rule's search has them all.`),
     section('By namespace', table('Namespaces whose Pods were denied', [
       { title: 'Namespace', cell: (r: Ranked) => h('a', { href: href('flows', { ...rangeParams(state.params), namespace: r.key[0], denied: 'true' }) }, r.key[0]!) },
       { title: 'Bytes', numeric: true, cell: (r: Ranked) => bytes(r.bytes) + error(r.error) },
