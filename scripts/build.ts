@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { OUT_DIR, SOURCE_ROOTS, sourceFiles, sourceFingerprint, writeStamp } from '../bin/program.js';
 import { bundlePage } from '../exporters/explorer/page-bundle.js';
-import { STATIC_DIR } from '../exporters/explorer/static.js';
+import { PAGE_BUNDLE } from '../exporters/explorer/static.js';
 
 const root = join(import.meta.dirname, '..');
 const out = join(root, OUT_DIR);
@@ -34,7 +34,7 @@ for (const file of assets) {
   copyFileSync(join(root, file), join(out, file));
 }
 
-const page = join(out, 'exporters/explorer', STATIC_DIR);
+const page = join(out, PAGE_BUNDLE);
 mkdirSync(page, { recursive: true });
 const bundle = await bundlePage();
 for (const [name, bytes] of Object.entries(bundle)) writeFileSync(join(page, name), bytes);

@@ -4,10 +4,10 @@
 // esbuild is a dev dependency, as tsx (which runs the sources) is: a production install has the build.
 import { fileURLToPath } from 'node:url';
 
-export interface PageBundle {
-  readonly 'app.js': Buffer;
-  readonly 'app.css': Buffer;
-}
+/** The bundle's files, and what they are. */
+export const PAGE_FILES = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8' } as const;
+
+export type PageBundle = Readonly<Record<keyof typeof PAGE_FILES, Buffer>>;
 
 export async function bundlePage(): Promise<PageBundle> {
   const esbuild = await import('esbuild');

@@ -2,18 +2,21 @@
 // From the build (static/ beside this module in dist/), else bundled now from the sources.
 import { existsSync, readFileSync } from 'node:fs';
 import { type StaticFile } from '../../lib/telemetry/http.js';
-import { bundlePage } from './page-bundle.js';
+import { bundlePage, PAGE_FILES, type PageBundle } from './page-bundle.js';
 
 export const STATIC_DIR = 'static';
+/** Where the page's sources are (bundled, not compiled) and its bundle goes in dist/, from the repository root. */
+export const PAGE_SOURCES = 'exporters/explorer/page';
+export const PAGE_BUNDLE = `exporters/explorer/${STATIC_DIR}`;
 
 export async function pageFiles(): Promise<Record<string, StaticFile>> {
   const built = new URL(`./${STATIC_DIR}/`, import.meta.url);
-  const bundle = existsSync(new URL('app.js', built))
-    ? { 'app.js': readFileSync(new URL('app.js', built)), 'app.css': readFileSync(new URL('app.css', built)) }
+  const names = Object.keys(PAGE_FILES) as (keyof typeof PAGE_FILES)[];
+  const bundle: PageBundle = existsSync(new URL('app.js', built))
+    ? (Object.fromEntries(names.map((name) => [name, readFileSync(new URL(name, built))])) as PageBundle)
     : await bundlePage();
   return {
     '/': { contentType: 'text/html; charset=utf-8', body: readFileSync(new URL('./page/index.html', import.meta.url)) },
-    '/explorer/app.js': { contentType: 'text/javascript; charset=utf-8', body: bundle['app.js'] },
-    '/explorer/app.css': { contentType: 'text/css; charset=utf-8', body: bundle['app.css'] },
+    ...Object.fromEntries(names.map((name) => [`/explorer/${name}`, { contentType: PAGE_FILES[name], body: bundle[name] }])),
   };
 }
