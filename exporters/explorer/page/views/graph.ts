@@ -44,7 +44,8 @@ function layout(data: GraphResponse): Map<string, Placed> {
 
 export async function graphView(state: PageState, range: Range): Promise<Node> {
   const expanded = new Set((state.params.get('expand') ?? '').split(',').filter((x) => x !== ''));
-  const data = await get<GraphResponse>('graph', { from: range.from, to: range.to, expand: [...expanded].join(',') });
+  // A picture holds fewer edges than a table: the heaviest 80, the table below lists the same.
+  const data = await get<GraphResponse>('graph', { from: range.from, to: range.to, expand: [...expanded].join(','), maxEdges: 80 });
   const placed = layout(data);
   const heaviest = Math.max(1, ...data.edges.map((e) => e.bytes));
   const flowsOf = (e: GraphEdge) => href('flows', { ...rangeParams(state.params), src: e.source, dst: e.target });
