@@ -11,17 +11,22 @@ export type PageBundle = Readonly<Record<keyof typeof PAGE_FILES, Buffer>>;
 
 export async function bundlePage(): Promise<PageBundle> {
   const esbuild = await import('esbuild');
-  const result = await esbuild.build({
-    entryPoints: { app: fileURLToPath(new URL('./page/main.ts', import.meta.url)) },
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    target: 'es2020',
-    write: false,
-    outdir: 'bundle',
-    legalComments: 'eof',
-    logLevel: 'silent',
-  });
-  const file = (name: string) => Buffer.from(result.outputFiles.find((f) => f.path.endsWith(`/${name}`))!.contents);
-  return { 'app.js': file('app.js'), 'app.css': file('app.css') };
+  try {
+    const result = await esbuild.build({
+      entryPoints: { app: fileURLToPath(new URL('./page/main.ts', import.meta.url)) },
+      bundle: true,
+      minify: true,
+      format: 'iife',
+      target: 'es2020',
+      write: false,
+      outdir: 'bundle',
+      legalComments: 'eof',
+      logLevel: 'silent',
+    });
+    const file = (name: string) => Buffer.from(result.outputFiles.find((f) => f.path.endsWith(`/${name}`))!.contents);
+    return { 'app.js': file('app.js'), 'app.css': file('app.css') };
+  } finally {
+    // esbuild's service process is of no use once the bundle is made.
+    await esbuild.stop();
+  }
 }
