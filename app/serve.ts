@@ -30,6 +30,7 @@ import { type ExporterModule, findExporter } from './exporters/registry.js';
 import { createExportRunner, type ExportRunner } from '../exporters/runner.js';
 import { createFlowStream, type FlowStream } from '../exporters/flowstream/index.js';
 import { type ParsedArgs, stringOption } from './cli/command.js';
+import { startExplorer } from './explorer.js';
 import { type ServiceConfig, serviceConfigSchema } from './service-config.js';
 
 export const SERVICE_OPTIONS = {
@@ -110,6 +111,8 @@ export interface ServeOptions {
   readonly ingest?: boolean;
   /** Default false. */
   readonly processor?: boolean;
+  /** The flow explorer (its page and API on the HTTP server); default false. */
+  readonly explorer?: boolean;
   /** Exporters to run: by kind, or every enabled one; none by default. */
   readonly exporters?: readonly string[] | 'enabled';
   readonly signal?: AbortSignal;
@@ -203,6 +206,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
       await metadata?.ready();
       await services.start(running);
     }
+    if (opts.explorer === true) await startExplorer(config, { log, http, services, supervise, rawFraming: framing });
     if (ingest !== undefined && config.flowStreamService.enable) {
       const topics = config.log.topics;
       flowStream = await services.start(createFlowStream({
@@ -227,6 +231,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
         ...(processor && { processor: config.mode }),
         ...(flowStream && { flowStreamService: flowStream.port }),
         exporters: liveRunners().map((r) => r.kind),
+        ...(opts.explorer === true && { explorer: `${apiUrl(config.apiServer.bindAddress, httpPort)}/` }),
         http: httpPort,
         ...(notRunning.length > 0 && { notRunning }),
       },

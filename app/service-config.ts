@@ -17,6 +17,7 @@ import { clickHouseSection } from '../exporters/clickhouse/config.js';
 import { flowLoggerSection } from '../exporters/flowlog/config.js';
 import { s3UploaderSection } from '../exporters/s3/config.js';
 import { flowStreamSection } from '../exporters/flowstream/config.js';
+import { explorerSection } from '../exporters/explorer/config.js';
 
 export const serviceConfigSchema = z
   .strictObject(
@@ -34,6 +35,7 @@ export const serviceConfigSchema = z
       kubernetes: kubernetesSection,
       recordBufferSize,
       flowStreamService: flowStreamSection,
+      explorer: explorerSection,
       supervision: supervisionSection,
     }),
   )

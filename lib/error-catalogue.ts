@@ -38,6 +38,7 @@ export const ERROR_CATALOGUE: readonly CatalogueArea[] = [
       },
       FLOWAGG_ERR_EXPORT_STATE: { meaning: 'An export runner or exporter method called in a state that does not allow it.', action: LIFECYCLE_BUG },
       FLOWAGG_ERR_FLOWSTREAM_STATE: { meaning: 'A FlowStreamService method called in a state that does not allow it (start twice, say).', action: LIFECYCLE_BUG },
+      FLOWAGG_ERR_EXPLORER_STATE: { meaning: 'A flow explorer method called in a state that does not allow it (start twice, say).', action: LIFECYCLE_BUG },
     },
   },
   {

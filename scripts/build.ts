@@ -1,13 +1,16 @@
 // `npm run build`: the compiled program in dist/, complete. tsc compiles the TypeScript; every other file
 // of the source folders (schemas/*.avsc and whatever else modules read beside themselves at run time) is
-// copied to the same place under dist/; last, dist/build-stamp.json records the fingerprint of the
+// copied to the same place under dist/; the flow explorer's page is bundled (exporters/explorer/page-bundle.ts)
+// into dist/exporters/explorer/static/; last, dist/build-stamp.json records the fingerprint of the
 // sources, taken before compiling, so that a source changed during or after the build makes bin/flowagg.js
 // run the sources instead (bin/program.js). dist/ is removed first: nothing of an older build survives.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { OUT_DIR, SOURCE_ROOTS, sourceFiles, sourceFingerprint, writeStamp } from '../bin/program.js';
+import { bundlePage } from '../exporters/explorer/page-bundle.js';
+import { PAGE_BUNDLE } from '../exporters/explorer/static.js';
 
 const root = join(import.meta.dirname, '..');
 const out = join(root, OUT_DIR);
@@ -31,5 +34,10 @@ for (const file of assets) {
   copyFileSync(join(root, file), join(out, file));
 }
 
+const page = join(out, PAGE_BUNDLE);
+mkdirSync(page, { recursive: true });
+const bundle = await bundlePage();
+for (const [name, bytes] of Object.entries(bundle)) writeFileSync(join(page, name), bytes);
+
 writeStamp(root, sources);
-console.log(`build: ${OUT_DIR}/ from ${sources.files} source files, ${assets.length} copied as they are (${assets.join(', ')}), in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(`build: ${OUT_DIR}/ from ${sources.files} source files, ${assets.length} copied as they are (${assets.join(', ')}), the explorer's page bundled (${Object.entries(bundle).map(([n, b]) => `${n} ${Math.round(b.length / 1024)} KiB`).join(', ')}), in ${((Date.now() - started) / 1000).toFixed(1)} s`);

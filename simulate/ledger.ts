@@ -1,7 +1,7 @@
 // What the simulated Agents sent: per Node, records written to the collector, lost in transit and skipped
 // (see carry.ts) and the sums of the delta counters sent; the same over all Nodes; and, when asked, per
 // flow and half, so that an end-to-end test can compare every flow with the collector's output.
-import { type AgentRecord, type FlowPlan, type Workload } from './antrea/workload.js';
+import { type AgentRecord, type FlowEnds, type FlowPlan, type Workload } from './antrea/workload.js';
 import { DELTA_COUNTERS, DELTA_INDEXES, emptySums, type Sums } from './counters.js';
 
 export interface NodeTally extends Sums {
@@ -24,6 +24,8 @@ export interface FlowSums {
   readonly destinationPort: number;
   /** Nodes that report the flow: 2 when its halves are correlated (inter-Node, from external through another Node), else 1. */
   readonly reporters: 1 | 2;
+  /** Its Pods (none at an end outside the cluster) and, for a denied flow, the rule. */
+  readonly ends: FlowEnds;
   /** The source Node's half (or the one Node reporting a flow that needs no correlation, when it is the source Node). */
   readonly source?: Sums & { readonly node: string };
   readonly destination?: Sums & { readonly node: string };
@@ -90,7 +92,7 @@ export class Ledger {
       const destination = side('destination');
       return {
         flow: i, kind: plan.kind, family: plan.family, sourceAddress: plan.sourceAddress, destinationAddress: plan.destinationAddress,
-        protocol: plan.protocol, sourcePort: plan.sourcePort, destinationPort: plan.destinationPort, reporters: plan.reporters.length === 2 ? 2 : 1,
+        protocol: plan.protocol, sourcePort: plan.sourcePort, destinationPort: plan.destinationPort, reporters: plan.reporters.length === 2 ? 2 : 1, ends: workload.ends(plan),
         ...(source && { source }), ...(destination && { destination }),
       };
     });

@@ -24,12 +24,13 @@ const BOTH = 0;
 const FROM = 1;
 const TO = 2;
 
-interface Prefix {
+export interface Prefix {
   readonly bytes: Uint8Array;
   readonly bits: number;
 }
 
-function parsePrefix(text: string): Prefix | string {
+/** An address or CIDR (`10.0.0.0/8`, `fd00::/16`), or what is wrong with it. */
+export function parsePrefix(text: string): Prefix | string {
   const slash = text.indexOf('/');
   const address = slash < 0 ? text : text.slice(0, slash);
   const family = isIP(address);
@@ -43,7 +44,7 @@ function parsePrefix(text: string): Prefix | string {
 }
 
 /** A 4-byte address is IPv4 and a 16-byte one IPv6: an IPv4-mapped IPv6 address does not equal its IPv4 form. */
-function inPrefix(p: Prefix, address: Uint8Array | undefined): boolean {
+export function inPrefix(p: Prefix, address: Uint8Array | undefined): boolean {
   if (address === undefined || address.length !== p.bytes.length) return false;
   const whole = p.bits >> 3;
   for (let i = 0; i < whole; i++) if (address[i] !== p.bytes[i]) return false;

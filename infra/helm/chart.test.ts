@@ -83,7 +83,7 @@ describe('Helm chart', () => {
 
   it('defaults: ingest behind the flow-aggregator Service, one processor, the chart\'s Kafka, Antrea\'s configuration', () => {
     const ms = renderOk([]);
-    assert.deepEqual(names(ms, 'Deployment'), ['flowagg-ingest', 'flowagg-processor']);
+    assert.deepEqual(names(ms, 'Deployment'), ['flowagg-explorer', 'flowagg-ingest', 'flowagg-processor']);
     assert.deepEqual(names(ms, 'StatefulSet'), ['flowagg-kafka']);
     const svc = find(ms, 'Service', 'flow-aggregator');
     assert.deepEqual(svc.spec.ports.map((p: Json) => `${p.port}/${p.protocol}`), ['4739/TCP', '4739/UDP', '14739/TCP']);
@@ -124,7 +124,7 @@ describe('Helm chart', () => {
 
   it('one Deployment per enabled exporter, ClickHouse with its Secret, an existing Kafka, overrides kept', () => {
     const ms = renderOk(['-f', join(CHART, 'ci', 'all-exporters-values.yaml')]);
-    assert.deepEqual(names(ms, 'Deployment'), ['flowagg-export-clickhouse', 'flowagg-export-flowlog', 'flowagg-export-ipfix', 'flowagg-export-s3', 'flowagg-ingest', 'flowagg-processor']);
+    assert.deepEqual(names(ms, 'Deployment'), ['flowagg-explorer', 'flowagg-export-clickhouse', 'flowagg-export-flowlog', 'flowagg-export-ipfix', 'flowagg-export-s3', 'flowagg-ingest', 'flowagg-processor']);
     assert.ok(find(ms, 'StatefulSet', 'flowagg-clickhouse'));
     assert.ok(find(ms, 'Secret', 'clickhouse-secret'));
     const ch = podSpec(find(ms, 'Deployment', 'flowagg-export-clickhouse'));
@@ -141,6 +141,17 @@ describe('Helm chart', () => {
     const external = renderOk(['-f', join(CHART, 'ci', 'aggregate-scaled-values.yaml')]);
     assert.equal(find(external, 'StatefulSet', 'flowagg-kafka'), undefined);
     assert.equal((conf(external) as Json).log.kafka.brokers, 'kafka-0.kafka:9092,kafka-1.kafka:9092');
+  });
+
+  it('the flow explorer: one replica of `flowagg explore` behind its own Service on the API port, off with explorer.enable: false', () => {
+    const ms = renderOk([]);
+    const explorer = find(ms, 'Deployment', 'flowagg-explorer');
+    assert.equal(explorer.spec.replicas, 1);
+    assert.deepEqual(podSpec(explorer).containers[0].args, ['explore', '--config', '/etc/flowagg/flow-aggregator.conf']);
+    assert.deepEqual(find(ms, 'Service', 'flowagg-explorer').spec.ports.map((p: Json) => [p.port, p.targetPort]), [[10348, 'http']]);
+    const off = renderOk(['--set', 'config.explorer.enable=false']);
+    assert.equal(find(off, 'Deployment', 'flowagg-explorer'), undefined);
+    assert.equal(find(off, 'Service', 'flowagg-explorer'), undefined);
   });
 
   it('replay: a suspended CronJob that resets the processor group on flows.raw', () => {

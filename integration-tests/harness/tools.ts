@@ -21,6 +21,7 @@ export const TSHARK: Tool = { command: 'tshark', debianPackage: 'tshark' };
 export const IPFIXDUMP: Tool = { command: 'ipfixDump', debianPackage: 'libfixbuf-tools' };
 export const NFCAPD: Tool = { command: 'nfcapd', debianPackage: 'nfdump' };
 export const NFDUMP: Tool = { command: 'nfdump', debianPackage: 'nfdump' };
+export const CHROMIUM: Tool = { command: 'chromium', debianPackage: 'chromium' };
 
 // Daemons such as softflowd live in sbin, which a non-root PATH often lacks.
 const EXTRA_DIRS = ['/usr/local/sbin', '/usr/sbin', '/sbin'];

@@ -1,11 +1,21 @@
 // The HTTP face of every service: /metrics (Prometheus), /healthz (the process is alive), /readyz
-// (every registered readiness check passes), plus JSON routes a service adds (/flowrecords, ...).
+// (every registered readiness check passes), plus JSON routes a service adds (/flowrecords, ...) and
+// static files (the flow explorer's page), which carry no data.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { registry } from './metrics.js';
 
 export type ReadinessCheck = () => { ready: boolean; detail?: string };
-export type JsonRoute = (url: URL) => unknown | Promise<unknown>;
+export type JsonRoute = (url: URL, req: IncomingMessage) => unknown | Promise<unknown>;
+
+/** A file served as it is, for GET. */
+export interface StaticFile {
+  readonly contentType: string;
+  readonly body: Buffer;
+}
+
+// The page may load and ask nothing but this server (no CDN, no other origin).
+const STATIC_HEADERS = { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'" };
 
 /** A POST route: its JSON body in, a status and JSON body out. Bodies above MAX_BODY_BYTES are refused. */
 export type PostRoute = (body: unknown, headers: IncomingMessage['headers']) => Promise<{ status: number; body: unknown }>;
@@ -16,6 +26,7 @@ export class TelemetryServer {
   readonly #checks = new Map<string, ReadinessCheck>();
   readonly #routes = new Map<string, JsonRoute>();
   readonly #posts = new Map<string, PostRoute>();
+  readonly #files = new Map<string, StaticFile>();
   #server: Server | undefined;
 
   addReadinessCheck(name: string, check: ReadinessCheck): void {
@@ -28,6 +39,10 @@ export class TelemetryServer {
 
   addPostRoute(path: string, route: PostRoute): void {
     this.#posts.set(path, route);
+  }
+
+  addStaticRoute(path: string, file: StaticFile): void {
+    this.#files.set(path, file);
   }
 
   readiness(): { ready: boolean; checks: Record<string, { ready: boolean; detail?: string }> } {
@@ -79,10 +94,14 @@ export class TelemetryServer {
         }
         const answer = await route(body.value, req.headers);
         send(res, answer.status, answer.body);
+      } else if (this.#files.has(url.pathname)) {
+        const file = this.#files.get(url.pathname)!;
+        res.writeHead(200, { 'content-type': file.contentType, ...STATIC_HEADERS });
+        res.end(file.body);
       } else {
         const route = this.#routes.get(url.pathname);
         if (route === undefined) send(res, 404, { error: `no route ${url.pathname}` });
-        else send(res, 200, await route(url));
+        else send(res, 200, await route(url, req));
       }
     } catch (err) {
       // A route refuses a bad request by throwing an error with an HTTP `status` (400); anything else is a 500.

@@ -85,6 +85,30 @@ export interface FlowPlan {
   readonly totals: { readonly packets: number; readonly octets: number; readonly reversePackets: number; readonly reverseOctets: number };
 }
 
+/** A Pod at one end of a flow. */
+export interface FlowPod {
+  readonly namespace: string;
+  readonly name: string;
+  readonly node: string;
+}
+
+/** The policy rule that denies a flow, as the reporting Node names it. */
+export interface FlowPolicy {
+  readonly direction: 'ingress' | 'egress';
+  readonly namespace: string;
+  readonly name: string;
+  readonly rule: string;
+  /** Antrea's rule action: 2 Drop, 3 Reject. */
+  readonly action: 2 | 3;
+}
+
+/** What a flow's records name: its Pods (an end outside the cluster has none) and the rule denying it. */
+export interface FlowEnds {
+  readonly source?: FlowPod;
+  readonly destination?: FlowPod;
+  readonly policy?: FlowPolicy;
+}
+
 export interface AgentRecord {
   readonly node: AgentNode;
   /** IPFIX message export time, seconds. */
@@ -144,6 +168,8 @@ export interface Workload {
   /** Records per half × reporters, over every flow. */
   readonly recordCount: number;
   flow(i: number): FlowPlan;
+  /** The Pods and the denying rule of a flow. */
+  ends(plan: FlowPlan): FlowEnds;
   /**
    * Every record, in export-time order (ties in flow order), the same sequence every time; of flows
    * [from, to) when given (a later generation of flows, see `flow`).
@@ -210,6 +236,24 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
     return plan;
   }
 
+  function policyOf(plan: FlowPlan): FlowPolicy | undefined {
+    const ns = NAMESPACES[plan.index % NAMESPACES.length]!;
+    if (plan.kind === 'denyIngress') return { direction: 'ingress', namespace: ns, name: 'deny-from-untrusted', rule: 'reject-all', action: 3 };
+    if (plan.kind === 'denyEgress') return { direction: 'egress', namespace: ns, name: 'egress-lockdown', rule: 'drop-external', action: plan.index % 2 === 0 ? 2 : 3 };
+    return undefined;
+  }
+
+  function ends(plan: FlowPlan): FlowEnds {
+    const ns = NAMESPACES[plan.index % NAMESPACES.length]!;
+    const end = (node: number, pod: number): FlowPod => ({ namespace: ns, name: podName(node, pod), node: nodes[node]!.name });
+    const policy = policyOf(plan);
+    return {
+      ...(plan.kind !== 'fromExternal' && { source: end(plan.sourceNode, plan.sourcePod) }),
+      ...(plan.kind !== 'toExternal' && { destination: end(plan.destinationNode, plan.destinationPod) }),
+      ...(policy && { policy }),
+    };
+  }
+
   function values(plan: FlowPlan, reporter: FlowPlan['reporters'][number], round: number, end: number): FieldValue[] {
     const { sourceNode: nodeA, destinationNode: nodeB, sourcePod: podA, destinationPod: podB, kind: k, family } = plan;
     const ip = family === 4 ? 'IPv4' : 'IPv6';
@@ -229,7 +273,9 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
     const snatPort = 30_000 + (plan.index % 30_000);
     const r = plan.rate;
     const total = (per: number) => per * (round + 1);
-    const deny = { ingress: k === 'denyIngress', egress: k === 'denyEgress' };
+    const policy = policyOf(plan);
+    const ingress = policy?.direction === 'ingress' ? policy : undefined;
+    const egress = policy?.direction === 'egress' ? policy : undefined;
     const v: Record<string, FieldValue> = {
       // The flow's start on the reporting Node's clock, as its conntrack saw it: a Node's flow end is never
       // before its own flow start (Antrea ignores a Node's first record that ends no later than it starts).
@@ -242,10 +288,10 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
       destinationPodName: namesDestination ? podName(nodeB, podB) : '', destinationPodNamespace: namesDestination ? ns : '', destinationNodeName: namesDestination ? nodes[nodeB]!.name : '',
       destinationServicePort: viaService ? plan.destinationPort : fromExternalIngress ? 30_080 : 0,
       destinationServicePortName: viaService ? `${ns}/svc-${serviceIndex}:http` : fromExternalIngress ? `${ns}/nodeport:http` : '',
-      ingressNetworkPolicyName: deny.ingress ? 'deny-from-untrusted' : '', ingressNetworkPolicyNamespace: deny.ingress ? ns : '', ingressNetworkPolicyType: deny.ingress ? 2 : 0,
-      ingressNetworkPolicyRuleName: deny.ingress ? 'reject-all' : '', ingressNetworkPolicyRuleAction: deny.ingress ? 3 : 0,
-      egressNetworkPolicyName: deny.egress ? 'egress-lockdown' : '', egressNetworkPolicyNamespace: deny.egress ? ns : '', egressNetworkPolicyType: deny.egress ? 1 : 0,
-      egressNetworkPolicyRuleName: deny.egress ? 'drop-external' : '', egressNetworkPolicyRuleAction: deny.egress ? 2 + (plan.index % 2) : 0,
+      ingressNetworkPolicyName: ingress?.name ?? '', ingressNetworkPolicyNamespace: ingress?.namespace ?? '', ingressNetworkPolicyType: ingress ? 2 : 0,
+      ingressNetworkPolicyRuleName: ingress?.rule ?? '', ingressNetworkPolicyRuleAction: ingress?.action ?? 0,
+      egressNetworkPolicyName: egress?.name ?? '', egressNetworkPolicyNamespace: egress?.namespace ?? '', egressNetworkPolicyType: egress ? 1 : 0,
+      egressNetworkPolicyRuleName: egress?.rule ?? '', egressNetworkPolicyRuleAction: egress?.action ?? 0,
       tcpState: last ? 'TIME_WAIT' : 'ESTABLISHED', flowType: fromExternalIngress ? 4 : postSnat ? 2 : FLOW_TYPE[k],
       egressName: k === 'toExternal' ? 'egress-prod' : '', egressIP: k === 'toExternal' ? (family === 4 ? '172.18.0.9' : 'fd00:18::9') : '', egressNodeName: k === 'toExternal' ? nodes[nodeA]!.name : '',
       proxySnatPort: fromExternalIngress ? snatPort : 0,
@@ -296,5 +342,5 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
     }
   }
 
-  return { options, nodes, flowCount: options.flows, recordCount, flow, records };
+  return { options, nodes, flowCount: options.flows, recordCount, flow, ends, records };
 }

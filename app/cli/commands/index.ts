@@ -16,6 +16,7 @@ export const commands: readonly CommandEntry[] = [
     summary: 'send flows.processed to a destination: ipfix, clickhouse, s3 or flowlog',
     load: async () => (await import('./export.js')).exportCommand,
   },
+  { name: 'explore', summary: 'the flow explorer alone: its page and JSON API over flows.processed', load: async () => (await import('./explore.js')).exploreCommand },
   { name: 'decode', summary: 'decode an IPFIX file or a pcap capture to JSON lines', load: async () => (await import('./decode.js')).decodeCommand },
   {
     name: 'pipeline',

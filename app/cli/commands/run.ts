@@ -1,5 +1,5 @@
 // `flowagg run` (what `npm start` runs): every service in one process, on the embedded log by default.
-// Today that is ingest, the processor and the exporters whose section is enabled.
+// Today that is ingest, the processor, the exporters whose section is enabled and the flow explorer.
 import { type Command } from '../command.js';
 import { NO_FILE_CONFIG, SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from '../../serve.js';
 
@@ -17,7 +17,8 @@ export const runCommand: Command = {
 
 Runs every flowagg service in one process. Without a configuration file: the embedded log in ./data/log,
 IPFIX collectors on UDP and TCP port 4739, the processor in Antrea's Aggregate mode (flows.raw into
-flows.processed), HTTP (/metrics, /healthz, /readyz, /recordmetrics, /flowrecords) on port 10348, and the flow log as JSON
+flows.processed), HTTP (/metrics, /healthz, /readyz, /recordmetrics, /flowrecords) on port 10348, the
+flow explorer's page at http://localhost:10348/ (explorer.enable: false turns it off), and the flow log as JSON
 lines in ./data/flows.log. Runs the exporters whose section is enabled (flowCollector.enable: the IPFIX
 exporter; clickHouse, s3Uploader, flowLogger); with a configuration file, as in Antrea, the flow log is
 off unless flowLogger.enable says so, and the IPFIX collector is TLS unless aggregatorTransportProtocol
@@ -28,5 +29,8 @@ says otherwise (Antrea's defaults). Stops cleanly on SIGINT or SIGTERM.
                   watched and changes apply as Antrea applies them (docs/configuration.md)
 `,
   options: SERVICE_OPTIONS,
-  run: async (args) => serve(loadServiceConfig(args, {}, QUICK_START_CONFIG), { command: 'run', ...fileOf(args), processor: true, exporters: 'enabled' }),
+  run: async (args) => {
+    const config = loadServiceConfig(args, {}, QUICK_START_CONFIG);
+    return serve(config, { command: 'run', ...fileOf(args), processor: true, exporters: 'enabled', explorer: config.explorer.enable });
+  },
 };
