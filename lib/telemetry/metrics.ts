@@ -31,3 +31,13 @@ export function componentMetrics(component: string) {
     },
   };
 }
+
+/** The sum of a counter's series whose labels include `labels`, as /metrics shows it now. */
+export async function counterTotal<L extends string>(counter: Counter<L>, labels: Partial<Record<L, string>> = {}): Promise<number> {
+  const wanted = Object.entries(labels) as [L, string][];
+  let total = 0;
+  for (const series of (await counter.get()).values) {
+    if (wanted.every(([k, v]) => series.labels[k] === v)) total += series.value;
+  }
+  return total;
+}
