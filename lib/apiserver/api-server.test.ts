@@ -6,6 +6,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'node:https';
 import { connect } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { FakeKubeApiServer, kubeConfigFor } from '../k8s/testing/fake-api-server.js';
@@ -148,6 +149,13 @@ describe('API server settings', () => {
     const anonymous = await apiRequest(target(), '/flowrecords');
     assert.equal(anonymous.status, 403);
     assert.match((anonymous.json as { message: string }).message, /no Kubernetes API to ask/);
+    // As Kubernetes reads the header: the scheme in any case; another scheme is no bearer token (anonymous).
+    const withHeader = (authorization: string) =>
+      new Promise<number>((resolve, reject) => {
+        request(`${api.url}/flowrecords`, { rejectUnauthorized: false, agent: false, headers: { authorization } }, (res) => resolve(res.resume().statusCode!)).on('error', reject).end();
+      });
+    assert.equal(await withHeader(`bearer ${api.token}`), 200);
+    assert.equal(await withHeader(`Basic ${Buffer.from(`x:${api.token}`).toString('base64')}`), 403);
   });
 
   it('tlsMinVersion VersionTLS13 refuses a TLS 1.2 client; the configured cipher suites are those offered', async (t) => {

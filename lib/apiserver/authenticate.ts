@@ -8,8 +8,8 @@ import { type UserInfo } from './kubernetes-reviews.js';
 import { apiMetrics } from './metrics.js';
 
 /** Kubernetes' loopback client: the system:masters group may do anything (delegating authorizer's AlwaysAllowGroups). */
-export const LOOPBACK_USER: UserInfo = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
-export const ANONYMOUS_USER: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+const LOOPBACK_USER: UserInfo = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
+const ANONYMOUS_USER: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 export type Authentication =
   | { readonly kind: 'user'; readonly user: UserInfo }
@@ -22,7 +22,7 @@ export interface AuthenticatorOptions {
 }
 
 /** The token of an `Authorization: Bearer <token>` header (the scheme in any case, as Kubernetes reads it). */
-export function bearerToken(header: string | undefined): string | undefined {
+function bearerToken(header: string | undefined): string | undefined {
   const match = /^bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return match?.[1];
 }

@@ -7,7 +7,7 @@ import { type Logger } from '../telemetry/logger.js';
 import { FilesCertificateSource } from '../tls/files-source.js';
 import { issueCA, issueServerCert } from '../tls/issue.js';
 
-export const SELF_SIGNED_NAMES = ['localhost', '127.0.0.1', '::1'] as const;
+const SELF_SIGNED_NAMES = ['localhost', '127.0.0.1', '::1'] as const;
 const YEAR_MS = 365 * 86_400_000;
 /** How often configured certificate files are read again. */
 const RECHECK_MS = 60_000;

@@ -18,6 +18,6 @@ export function apiGuard(opts: AuthenticatorOptions): RequestGuard {
   };
 }
 
-export function kubeStatus(code: number, message: string): Denial {
+function kubeStatus(code: number, message: string): Denial {
   return { status: code, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: REASONS[code] ?? 'Unknown', code } };
 }

@@ -24,7 +24,7 @@ export function serveAntreaRoutes(http: TelemetryServer, version: string): void 
 }
 
 /** k8s.io/apimachinery's version.Info for a semantic version "1.2.3". */
-export function versionInfo(version: string) {
+function versionInfo(version: string) {
   const [major = '0', minor = '0'] = version.split('.');
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   return { major, minor, gitVersion: `v${version}`, gitCommit: '', gitTreeState: '', buildDate: '', goVersion: '', compiler: `node ${process.version}`, platform: `${process.platform}/${arch}` };

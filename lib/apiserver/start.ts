@@ -38,7 +38,7 @@ export interface RunningApiServer {
 }
 
 /** Whether bearer tokens go to Kubernetes: asked for, or (auto) in a Pod or with a kubeconfig. */
-export function delegates(section: ApiServerConfig, kubeconfig: string | undefined, env: NodeJS.ProcessEnv): boolean {
+function delegates(section: ApiServerConfig, kubeconfig: string | undefined, env: NodeJS.ProcessEnv): boolean {
   if (section.protocol === 'http') return false;
   return section.delegateAuth === 'auto' ? env.KUBERNETES_SERVICE_HOST !== undefined || kubeconfig !== undefined : section.delegateAuth;
 }
@@ -62,12 +62,21 @@ export async function startApiServer(http: TelemetryServer, section: ApiServerCo
   const suites = parseCipherSuites(section.tlsCipherSuites);
   const minVersion = parseMinVersion(section.tlsMinVersion);
   const tls = { cert: certificate.cert, key: certificate.key, minVersion: minVersion.ok ? minVersion.value : 'TLSv1.2', ...(suites.ok && suites.value !== undefined && { ciphers: suites.value }) } as const;
-  const port = await listen(http, { port: section.apiPort, host, tls, guard: apiGuard({ loopbackToken: token, ...(delegation && { delegation }) }) }, section);
   const unwatch = certificate.watch((pair) => {
     http.setSecureContext({ ...tls, ...pair });
     logger.info('API server certificate files changed: new connections get the new certificate');
   });
-  const removeToken = writeLoopbackToken(tokenFile, token);
+  let removeToken = () => {};
+  let port: number;
+  try {
+    // Written before the server answers, so that a client that sees it up finds the token.
+    removeToken = writeLoopbackToken(tokenFile, token);
+    port = await listen(http, { port: section.apiPort, host, tls, guard: apiGuard({ loopbackToken: token, ...(delegation && { delegation }) }) }, section);
+  } catch (err) {
+    unwatch();
+    removeToken();
+    throw err;
+  }
   logger.info(
     { url: localUrl('https', host, port), loopbackTokenFile: tokenFile, certificate: section.certFile ?? 'self-signed (localhost, 127.0.0.1, ::1)', delegated: delegation !== undefined },
     delegation === undefined ? 'API server: HTTPS; accepts the loopback token only' : 'API server: HTTPS; accepts the loopback token, and other tokens as Kubernetes reviews them',

@@ -7,9 +7,9 @@ import { port } from '../config/types.js';
 import { parseCipherSuites, parseMinVersion } from '../apiserver/tls-settings.js';
 
 /** Where Antrea's FlowAggregator writes its loopback token, and antctl reads it, in the Pod. */
-export const ANTREA_LOOPBACK_TOKEN_FILE = '/var/run/antrea/apiserver/loopback-client-token';
+const ANTREA_LOOPBACK_TOKEN_FILE = '/var/run/antrea/apiserver/loopback-client-token';
 /** Outside a Pod: beside the other data of the quick start (./data/log, ./data/tls), private to its user. */
-export const LOCAL_LOOPBACK_TOKEN_FILE = 'data/apiserver/loopback-client-token';
+const LOCAL_LOOPBACK_TOKEN_FILE = 'data/apiserver/loopback-client-token';
 
 export const apiServerSection = z
   .strictObject({

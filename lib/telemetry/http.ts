@@ -38,7 +38,7 @@ export interface ListenOptions {
 }
 
 /** Answered without the guard, as Antrea's API server always allows them (kubelet probes carry no token). */
-export const HEALTH_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz']);
+const HEALTH_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz']);
 
 const MAX_BODY_BYTES = 64 * 1024;
 const LIMITS = { maxConnections: 256, maxPerSource: 32, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, handshakeTimeoutMs: 10_000 };

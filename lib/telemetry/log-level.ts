@@ -5,7 +5,7 @@
 // something klog has no number for (FLOWAGG_LOG_LEVEL=warn) reads as 0.
 import { rootLogger } from './logger.js';
 
-export const MAX_VERBOSITY = 2 ** 31 - 1;
+const MAX_VERBOSITY = 2 ** 31 - 1;
 
 export function pinoLevelOf(verbosity: number): 'info' | 'debug' | 'trace' {
   return verbosity >= 5 ? 'trace' : verbosity === 4 ? 'debug' : 'info';

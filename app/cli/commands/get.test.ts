@@ -3,62 +3,18 @@
 // the certificate not verified, the bearer token from the loopback token file) and the shapes antctl
 // decodes; tokens other than the loopback one reviewed by (the fake) Kubernetes; `flowagg get`.
 import assert from 'node:assert/strict';
-import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { agentTemplate } from '../../../simulate/antrea/records.js';
-import { antreaWorkload, type FlowPlan } from '../../../simulate/antrea/workload.js';
 import { type ApiTarget, apiRequest } from '../../../lib/apiserver/client.js';
-import { loadConfig } from '../../../lib/config/load.js';
-import { MessageEncoder } from '../../../lib/ipfix/message-encoder.js';
 import { FakeKubeApiServer } from '../../../lib/k8s/testing/fake-api-server.js';
+import { rootLogger } from '../../../lib/telemetry/logger.js';
 import { until } from '../../../lib/testing/until.js';
 import { type ParsedArgs } from '../command.js';
-import { rootLogger } from '../../../lib/telemetry/logger.js';
+import { sendAgentRecords, startRun } from '../testing/run-in-process.js';
 import { runGet } from './get.js';
-import { serve } from '../../serve.js';
-import { serviceConfigSchema } from '../../service-config.js';
 import { programVersion } from '../../version.js';
-
-/** Starts `flowagg run` on the configuration `yaml` (in `dir`); returns its ports. */
-async function startRun(t: { after: (fn: () => Promise<void>) => void }, dir: string, yaml: string) {
-  const file = join(dir, 'flowagg.yaml');
-  writeFileSync(file, `log:\n  embedded:\n    dir: ${join(dir, 'log')}\n    fsync:\n      policy: interval\n${yaml}`);
-  const config = loadConfig(serviceConfigSchema, {
-    file, env: {},
-    overrides: { aggregatorTransportProtocol: ['tcp'], 'ingest.host': '127.0.0.1', 'ingest.port': 0, 'ingest.grpc.port': 0, 'apiServer.apiPort': 0, 'processor.commitInterval': 20 },
-  });
-  const stop = new AbortController();
-  let ports: { http: number; collectors: Readonly<Record<string, number>> } | undefined;
-  const running = serve(config, { command: 'run', processor: true, exporters: 'enabled', signal: stop.signal, onStarted: (p) => (ports = p) });
-  t.after(async () => {
-    stop.abort();
-    await running;
-  });
-  return { file, ports: await until('the services to start', () => ports) };
-}
-
-/** One agent (node-0) exporting every flow it reports, in one TCP session; returns what it sent. */
-async function sendAgentRecords(port: number) {
-  const w = antreaWorkload({ nodes: 2, flows: 40, recordsPerHalf: 2, seed: 5, ipv6Share: 0, mix: { intraNode: 1 } });
-  const node = w.nodes[0]!;
-  const encoder = new MessageEncoder({ observationDomainId: node.observationDomainId, exportTime: () => 1_700_000_100 });
-  encoder.addTemplate(agentTemplate(4, node.observationDomainId));
-  let sent = 0;
-  for (const r of w.records()) {
-    if (r.node !== node) continue;
-    encoder.addRecord(agentTemplate(4, node.observationDomainId), r.values);
-    sent++;
-  }
-  const socket = connect(port, '127.0.0.1');
-  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-  for (const m of encoder.flush()) socket.write(m);
-  const plans: FlowPlan[] = [...Array(w.flowCount).keys()].map((i) => w.flow(i)).filter((p) => p.reporters.some((r) => r.node === node));
-  return { sent, plans, socket, node };
-}
 
 function kubeconfigFile(dir: string, fake: FakeKubeApiServer): string {
   const file = join(dir, 'kubeconfig');
@@ -164,30 +120,4 @@ test("antctl's requests over HTTPS with the loopback token; other tokens as Kube
   const badFilter = await apiRequest(antctl, '/flowrecords?srcip=999.1.1.1');
   assert.equal(badFilter.status, 400);
   assert.match((badFilter.json as { error: string }).error, /srcip: "999.1.1.1" is not an IPv4 or IPv6 address/);
-});
-
-test('numRecordsExported counts each record once, however many exporters send it, from the Prometheus counters', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'flowagg-run-'));
-  const collector = createSocket('udp4');
-  await new Promise<void>((resolve) => collector.bind(0, '127.0.0.1', resolve));
-  t.after(() => collector.close());
-  const { ports } = await startRun(t, dir, [
-    'apiServer:', '  protocol: http',
-    'flowLogger:', '  enable: true', `  path: ${join(dir, 'flows.log')}`, '  recordFormat: JSON',
-    'flowCollector:', '  enable: true', `  address: 127.0.0.1:${collector.address().port}:udp`,
-  ].join('\n') + '\n');
-  const { socket } = await sendAgentRecords(ports.collectors.tcp!);
-  t.after(() => void socket.end());
-  const api: ApiTarget = { url: `http://127.0.0.1:${ports.http}` };
-  const counter = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
-  const seen = await until('both exporters to deliver what the processor wrote', async () => {
-    const text = (await apiRequest(api, '/metrics')).text;
-    const outputs = counter(text, 'flowagg_processor_output_records_total{mode="aggregate"}');
-    const flowlog = counter(text, 'flowagg_export_records_total{exporter="flowlog"}');
-    const ipfix = counter(text, 'flowagg_export_records_total{exporter="ipfix"}');
-    return outputs > 0 && flowlog === outputs && ipfix === outputs ? outputs : undefined;
-  });
-  const metrics = (await apiRequest(api, '/recordmetrics')).json as Record<string, unknown>;
-  assert.equal(metrics.numRecordsExported, seen, `once per record, not ${2 * seen} for two exporters`);
-  assert.deepEqual([metrics.withLogExporter, metrics.withIPFIXExporter, metrics.withClickHouseExporter], [true, true, false]);
 });
