@@ -2,9 +2,9 @@
 // the loopback token is the server itself; any other bearer token is whoever Kubernetes' TokenReview
 // says (a token it does not know is refused, 401); no token at all is system:anonymous, whom the
 // authorizer then judges. Kubernetes unreachable refuses the request (401) rather than guessing.
-import { timingSafeEqual } from 'node:crypto';
 import { type Delegation } from './delegation.js';
 import { type UserInfo } from './kubernetes-reviews.js';
+import { isToken } from './loopback-token.js';
 import { apiMetrics } from './metrics.js';
 
 /** Kubernetes' loopback client: the system:masters group may do anything (delegating authorizer's AlwaysAllowGroups). */
@@ -22,7 +22,7 @@ export interface AuthenticatorOptions {
 }
 
 /** The token of an `Authorization: Bearer <token>` header (the scheme in any case, as Kubernetes reads it). */
-function bearerToken(header: string | undefined): string | undefined {
+export function bearerToken(header: string | undefined): string | undefined {
   const match = /^bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return match?.[1];
 }
@@ -30,7 +30,7 @@ function bearerToken(header: string | undefined): string | undefined {
 export async function authenticate(authorization: string | undefined, source: string, opts: AuthenticatorOptions): Promise<Authentication> {
   const token = bearerToken(authorization);
   if (token === undefined) return counted('anonymous', { kind: 'user', user: ANONYMOUS_USER });
-  if (sameToken(token, opts.loopbackToken)) return counted('loopback', { kind: 'user', user: LOOPBACK_USER });
+  if (isToken(token, opts.loopbackToken)) return counted('loopback', { kind: 'user', user: LOOPBACK_USER });
   if (opts.delegation === undefined) return counted('invalid', unauthorized('the token is not the loopback token, and tokens are not checked with Kubernetes here (apiServer.delegateAuth)'));
   const outcome = await opts.delegation.token(token, source);
   if (outcome.kind === 'refused') return counted('refused', { kind: 'rejected', status: 429, message: outcome.message });
@@ -39,12 +39,6 @@ export async function authenticate(authorization: string | undefined, source: st
   if (!verdict.authenticated) return counted('invalid', unauthorized(verdict.reason));
   const groups = verdict.user.groups.includes('system:authenticated') ? verdict.user.groups : [...verdict.user.groups, 'system:authenticated'];
   return counted('kubernetes', { kind: 'user', user: { ...verdict.user, groups } });
-}
-
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function unauthorized(message: string): Authentication {

@@ -2,7 +2,7 @@
 // read, as Antrea's API server writes /var/run/antrea/apiserver/loopback-client-token for antctl. Whoever
 // can read the file may call the API as the server itself (every path allowed, as Kubernetes allows its
 // loopback client through the system:masters group).
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FlowaggError } from '../errors.js';
@@ -29,6 +29,13 @@ export function writeLoopbackToken(path: string, token: string): () => void {
   return () => {
     if (readTokenFile(path) === token) rmSync(path, { force: true });
   };
+}
+
+/** Whether a presented token is `expected`, in time that does not depend on where they differ. */
+export function isToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The token a client presents, read from the file; undefined when there is none. */

@@ -8,6 +8,7 @@ import { type ApiServerConfig, bindHost, loopbackTokenFile } from '../telemetry/
 import { type TelemetryServer } from '../telemetry/http.js';
 import { type Logger } from '../telemetry/logger.js';
 import { FlowaggError } from '../errors.js';
+import { loadKubeConfig } from '../k8s/client.js';
 import { servingCertificate } from './certificate.js';
 import { Delegation } from './delegation.js';
 import { API_LISTEN } from './errors.js';
@@ -58,7 +59,7 @@ export async function startApiServer(http: TelemetryServer, section: ApiServerCo
   }
   const certificate = await servingCertificate(section, logger);
   const tokenFile = loopbackTokenFile(section, env);
-  const delegation = delegates(section, deps.kubeconfig, env) ? new Delegation(kubernetesReviewer(deps.kubeConfig ?? (await kubeConfigOf(deps.kubeconfig)))) : undefined;
+  const delegation = delegates(section, deps.kubeconfig, env) ? new Delegation(kubernetesReviewer(deps.kubeConfig ?? loadKubeConfig(deps.kubeconfig === undefined ? {} : { kubeconfig: deps.kubeconfig }))) : undefined;
   const suites = parseCipherSuites(section.tlsCipherSuites);
   const minVersion = parseMinVersion(section.tlsMinVersion);
   const tls = { cert: certificate.cert, key: certificate.key, minVersion: minVersion.ok ? minVersion.value : 'TLSv1.2', ...(suites.ok && suites.value !== undefined && { ciphers: suites.value }) } as const;
@@ -101,10 +102,4 @@ async function listen(http: TelemetryServer, opts: Parameters<TelemetryServer['l
     const where = `${opts.host ?? 'every address'} port ${section.apiPort}`;
     throw new FlowaggError(API_LISTEN, `the API server cannot listen on ${where}: ${(err as Error).message} (set apiServer.apiPort or apiServer.bindAddress)`, { cause: err, context: { port: section.apiPort, host: opts.host } });
   }
-}
-
-/** Loaded only when delegating: the Kubernetes client takes a while to import. */
-async function kubeConfigOf(kubeconfig: string | undefined): Promise<KubeConfig> {
-  const { loadKubeConfig } = await import('../k8s/client.js');
-  return loadKubeConfig(kubeconfig === undefined ? {} : { kubeconfig });
 }

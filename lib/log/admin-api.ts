@@ -7,10 +7,11 @@
 // to use the API, so the API is as private as the log directory, whatever address the server binds.
 // The token is the API server's loopback token; over plain HTTP, where the server authenticates
 // nobody, this route still asks for it.
-import { timingSafeEqual } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { bearerToken } from '../apiserver/authenticate.js';
 import { type ApiTarget, answerError, apiRequest } from '../apiserver/client.js';
+import { isToken } from '../apiserver/loopback-token.js';
 import { FlowaggError, errorMessage, isFlowaggError } from '../errors.js';
 import { type TelemetryServer } from '../telemetry/http.js';
 import { LOG_API_FAILED, LOG_GROUP_ACTIVE } from './errors.js';
@@ -31,16 +32,11 @@ export interface LogApiAddress {
   readonly pid: number;
 }
 
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
 /** Serves `admin` on the API server to clients presenting `token`. */
 export function serveLogAdmin(http: TelemetryServer, admin: Admin, token: string): void {
   http.addPostRoute(LOG_API_PATH, async (body, headers) => {
-    if (!tokenMatches(headers.authorization, token)) return { status: 401, body: { error: 'a valid bearer token is required (see .api.json in the log directory)' } };
+    const given = bearerToken(headers.authorization);
+    if (given === undefined || !isToken(given, token)) return { status: 401, body: { error: 'a valid bearer token is required (see .api.json in the log directory)' } };
     const { method, args } = (body ?? {}) as { method?: unknown; args?: unknown };
     if (!METHODS.includes(method as Method) || !Array.isArray(args)) {
       return { status: 400, body: { error: `method must be one of ${METHODS.join(', ')}, with args a list` } };
