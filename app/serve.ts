@@ -13,6 +13,8 @@ import { FLOW_RECORD_SCHEMA } from '../schemas/flow-record.js';
 import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
 import { type MessageLog } from '../lib/log/types.js';
 import { TelemetryServer } from '../lib/telemetry/http.js';
+import { type RunningApiServer, startApiServer } from '../lib/apiserver/start.js';
+import { serveAntreaRoutes } from '../lib/apiserver/routes.js';
 import { componentLogger } from '../lib/telemetry/logger.js';
 import { openMetadataSource } from '../lib/k8s/index.js';
 import { type MetadataSource } from '../lib/k8s/metadata.js';
@@ -22,8 +24,8 @@ import { Supervisor } from '../lib/service/supervisor.js';
 import { ServiceStack } from '../lib/service/stack.js';
 import { listenForStop } from './cli/stop-signals.js';
 import { type Service } from '../lib/service/service.js';
-import { createIngest, type Ingest } from '../ingest/index.js';
-import { flowRecords, flowRecordsFilter, processorRecordMetrics } from '../processor/api.js';
+import { createIngest } from '../ingest/index.js';
+import { flowRecords, flowRecordsFilter } from '../processor/api.js';
 import { createProcessor, type Processor } from '../processor/index.js';
 import { EXPORTER_MODULES } from './exporters/index.js';
 import { type ExporterModule, findExporter } from './exporters/registry.js';
@@ -32,6 +34,8 @@ import { createFlowStream, type FlowStream } from '../exporters/flowstream/index
 import { type ParsedArgs, stringOption } from './cli/command.js';
 import { startExplorer } from './explorer.js';
 import { type ServiceConfig, serviceConfigSchema } from './service-config.js';
+import { recordMetrics } from './record-metrics.js';
+import { programVersion } from './version.js';
 
 export const SERVICE_OPTIONS = {
   config: { type: 'string' },
@@ -60,43 +64,11 @@ export function loadServiceConfig(args: ParsedArgs, overrides: Record<string, un
   });
 }
 
-/**
- * Antrea's /recordmetrics shape, with the figures of the services this process runs: numRecordsExported
- * is what the exporters delivered, or with none here what the processor committed to flows.processed.
- */
-function recordMetrics(ingest: Ingest | undefined, processor: Processor | undefined, runners: readonly ExportRunner[]) {
-  const s = ingest?.stats();
-  const p = processor === undefined ? undefined : processorRecordMetrics(processor);
-  const kinds = new Set(runners.map((r) => r.kind));
-  return {
-    numRecordsExported: runners.length > 0 ? runners.reduce((n, r) => n + r.stats().delivered, 0) : (p?.numRecordsExported ?? 0),
-    numRecordsReceived: s?.records ?? p?.numRecordsProcessed ?? 0,
-    numFlows: p?.numFlows ?? 0,
-    numConnectionsToCollector: s === undefined ? 0 : s.streamSessions + s.udpExporters,
-    numRecordsWritten: s?.written ?? 0,
-    numRecordsDropped: (s?.droppedRecords ?? 0) + (p?.numRecordsDropped ?? 0),
-    numRecordsLostInTransit: s?.lostInTransit ?? 0,
-    numSetsSkipped: s?.skippedSets ?? 0,
-    numBytesSkipped: s?.skippedBytes ?? 0,
-    ...(p !== undefined && { numRecordsProcessed: p.numRecordsProcessed }),
-    withClickHouseExporter: kinds.has('clickhouse'),
-    withS3Exporter: kinds.has('s3'),
-    withLogExporter: kinds.has('flowlog'),
-    withIPFIXExporter: kinds.has('ipfix'),
-  };
-}
-
 /** The exporters a command runs: the named ones, or every one whose section is enabled. */
 function exportersOf(config: ServiceConfig, which: ServeOptions['exporters']): ExporterModule<ServiceConfig>[] {
   if (which === undefined) return [];
   if (which === 'enabled') return EXPORTER_MODULES.filter((m) => m.enabled(config));
   return which.map((kind) => findExporter(EXPORTER_MODULES, kind));
-}
-
-/** How a local client reaches the HTTP server: loopback when it binds every address. */
-function apiUrl(bindAddress: string, port: number): string {
-  const host = bindAddress === '' || bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress === '::' ? '::1' : bindAddress;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 export interface ServeOptions {
@@ -149,9 +121,11 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config'), ...(opts.overrides && { overrides: opts.overrides }) });
   const reload = () => void watcher?.reload();
   const http = new TelemetryServer();
+  let api: RunningApiServer | undefined;
   let unpublish = () => {};
   if (ingest !== undefined) http.addReadinessCheck('ingest', () => ingest.readiness());
-  http.addJsonRoute('/recordmetrics', () => recordMetrics(ingest?.current, processor?.current, liveRunners()));
+  serveAntreaRoutes(http, programVersion());
+  http.addJsonRoute('/recordmetrics', () => recordMetrics({ ingest: ingest?.current, processor: processor?.current, runners: liveRunners() }));
   let flowStream: FlowStream | undefined;
   try {
     // Values of flows.processed framed with a schema registry id (log.valueFormat confluent) decode with it.
@@ -217,11 +191,12 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     if (ingest !== undefined) await services.start(ingest);
     watcher?.start();
     process.on('SIGHUP', reload);
-    const httpPort = await http.listen(config.apiServer.apiPort, config.apiServer.bindAddress || undefined);
+    api = await startApiServer(http, config.apiServer, { logger: componentLogger('api'), ...(config.kubernetes.kubeconfig !== undefined && { kubeconfig: config.kubernetes.kubeconfig }) });
+    const httpPort = api.port;
     if (config.log.backend === 'embedded') {
-      // While this process holds the embedded log, `flowagg offsets` reaches it through this API.
-      const token = serveLogAdmin(http, log.admin());
-      unpublish = publishLogApi(config.log.embedded.dir, { url: apiUrl(config.apiServer.bindAddress, httpPort), token });
+      // While this process holds the embedded log, `flowagg offsets` and `flowagg get` reach it through this API.
+      serveLogAdmin(http, log.admin(), api.token);
+      unpublish = publishLogApi(config.log.embedded.dir, { url: api.url, token: api.token, ...(api.ca !== undefined && { ca: api.ca }) });
     }
     const notRunning = opts.notRunning ?? [];
     logger.info(
@@ -231,7 +206,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
         ...(processor && { processor: config.mode }),
         ...(flowStream && { flowStreamService: flowStream.port }),
         exporters: liveRunners().map((r) => r.kind),
-        ...(opts.explorer === true && { explorer: `${apiUrl(config.apiServer.bindAddress, httpPort)}/` }),
+        ...(opts.explorer === true && { explorer: `${api.url}/` }),
         http: httpPort,
         ...(notRunning.length > 0 && { notRunning }),
       },
@@ -248,7 +223,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     process.off('SIGHUP', reload);
     unpublish();
     watcher?.close();
-    await http.close();
+    await (api?.close() ?? http.close());
     await services.stopAll();
     await log.close();
     stop.dispose();

@@ -90,6 +90,32 @@ const CASES: readonly Case[] = [
     expect: [{ level: 'error', path: 'apiServer', message: /^10348 is not a section/ }],
   },
   {
+    name: "the API server's TLS keys take Go's names, as Antrea's, and say which ones work",
+    yaml: 'apiServer:\n  tlsMinVersion: TLS1.2\n  tlsCipherSuites: TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,RC4\n',
+    ok: false,
+    expect: [
+      { level: 'error', path: 'apiServer.tlsCipherSuites', message: /^"RC4" is not a cipher suite Node's TLS offers; give Go's names, comma-separated, from: TLS_RSA_WITH_AES_128_CBC_SHA, / },
+      { level: 'error', path: 'apiServer.tlsMinVersion', message: /^"TLS1.2" is not a TLS version: one of VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13$/ },
+    ],
+  },
+  {
+    name: 'a certificate needs its key',
+    yaml: 'apiServer:\n  certFile: /etc/flowagg/api.crt\n',
+    ok: false,
+    expect: [{ level: 'error', path: 'apiServer.keyFile', message: /^keyFile is required with certFile: give both, or neither for a self-signed certificate$/ }],
+  },
+  {
+    name: 'plain HTTP takes no TLS or authentication keys',
+    yaml: 'apiServer:\n  protocol: http\n  certFile: a.crt\n  keyFile: a.key\n  tlsMinVersion: VersionTLS13\n  delegateAuth: true\n',
+    ok: false,
+    expect: [
+      { level: 'error', path: 'apiServer.certFile', message: /^certFile applies to protocol https; protocol is http \(plain, without authentication\)$/ },
+      { level: 'error', path: 'apiServer.keyFile', message: /^keyFile applies to protocol https/ },
+      { level: 'error', path: 'apiServer.tlsMinVersion', message: /^tlsMinVersion applies to protocol https/ },
+      { level: 'error', path: 'apiServer.delegateAuth', message: /^protocol http has no authentication to delegate: set protocol https, or delegateAuth auto$/ },
+    ],
+  },
+  {
     name: "an environment variable's error names the variable",
     env: { FLOWAGG_CFG_INGEST_PORT: 'abc' },
     ok: false,

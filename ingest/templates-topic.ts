@@ -16,7 +16,7 @@ import { type Consumer, type LogRecord, type MessageLog, type Producer } from '.
 import { type Logger } from '../lib/telemetry/logger.js';
 import { INGEST_TEMPLATE_RECORD } from './errors.js';
 import { type Endpoint } from '../lib/listeners/address.js';
-import { RateBudget, type RateBudgetLimits } from './rate-budget.js';
+import { RateBudget, type RateBudgetLimits } from '../lib/rate-budget.js';
 
 export interface SharedTemplate {
   readonly replica: string;

@@ -86,6 +86,23 @@ export const ERROR_CATALOGUE: readonly CatalogueArea[] = [
     },
   },
   {
+    area: 'API server (port 10348)',
+    codes: {
+      FLOWAGG_ERR_API_LISTEN: {
+        meaning: 'The API server could not bind apiServer.bindAddress and apiServer.apiPort (port in use, an address not on this machine).',
+        action: 'Free the port or set apiServer.apiPort / apiServer.bindAddress.',
+      },
+      FLOWAGG_ERR_API_TOKEN_FILE: {
+        meaning: 'The loopback token could not be written to apiServer.loopbackTokenFile (its directory cannot be made, or is not writable).',
+        action: 'In a Pod, mount a writable volume at /var/run/antrea (the Helm chart does); elsewhere, set apiServer.loopbackTokenFile to a path this user may write.',
+      },
+      FLOWAGG_ERR_API_REQUEST: {
+        meaning: 'A command (flowagg get, flowagg offsets) could not reach the API of a running flowagg: refused, timed out, or a certificate it does not trust.',
+        action: 'Check flowagg runs and listens where the command looks (--server, apiServer.apiPort); for a certificate of a server elsewhere, give --ca-cert. Retriable.',
+      },
+    },
+  },
+  {
     area: 'IPFIX decoding and encoding',
     codes: {
       FLOWAGG_ERR_IPFIX_TRUNCATED_HEADER: { meaning: 'A message of fewer than 16 bytes: no IPFIX message header.', action: 'Check the exporter sends IPFIX; over UDP, a datagram cut by an MTU or a too small ingest.udp.maxDatagramBytes.' },

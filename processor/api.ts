@@ -1,6 +1,7 @@
 // The processor's part of the HTTP API (Antrea's apiServer, port 10348): /flowrecords, the aggregation
 // state of this instance's partitions, filtered as `antctl get flowrecords` filters (source and
-// destination address and port, protocol), and its figures for /recordmetrics, with Antrea's names.
+// destination address and port, protocol). Its figures for /recordmetrics are read from its Prometheus
+// counters (app/record-metrics.ts).
 import { parseIpv4Into, parseIpv6Into } from '../lib/ipfix/text.js';
 import { type JsonObject, flowRecordToJson } from '../schemas/flow-record-json.js';
 import { aggregatedRecord } from './aggregate/output.js';
@@ -76,10 +77,4 @@ export function flowRecords(processor: Processor, filter: FlowRecordsFilter): Js
     }
   }
   return out;
-}
-
-/** The processor's figures under Antrea's /recordmetrics names. */
-export function processorRecordMetrics(processor: Processor): { numRecordsExported: number; numFlows: number; numRecordsProcessed: number; numRecordsDropped: number } {
-  const s = processor.stats();
-  return { numRecordsExported: s.outputs, numFlows: s.flows, numRecordsProcessed: s.records, numRecordsDropped: s.badRecords + s.uncorrelatedDropped };
 }

@@ -67,7 +67,7 @@ async function serve(explorer: Explorer): Promise<{ url: string; close: () => Pr
     processed: { ...access, topic: topics.flowsProcessed, decode: (v) => decoder.decode(v) },
     raw: { ...access, topic: topics.flowsRaw, decode: (v) => decoder.decode(v) },
   });
-  const port = await http.listen(0, '127.0.0.1');
+  const port = await http.listen({ port: 0, host: '127.0.0.1' });
   return { url: `http://127.0.0.1:${port}/api/v1`, close: async () => { await http.close(); await access.reader.close(); } };
 }
 

@@ -47,7 +47,7 @@ export async function exportThroughCrashes(opts: {
     }
     await log.close();
     const config = join(dir, 'flowagg.yaml');
-    await writeFile(config, `log:\n  embedded:\n    dir: ${logDir}\n    fsync:\n      policy: interval\napiServer:\n  apiPort: 0\n${opts.sectionYaml}`);
+    await writeFile(config, `log:\n  embedded:\n    dir: ${logDir}\n    fsync:\n      policy: interval\napiServer:\n  apiPort: 0\n  protocol: http\n${opts.sectionYaml}`);
     const argv = ['export', opts.kind, '--config', config];
     const seed = Number(process.env.FLOWAGG_CRASH_SEED ?? Date.now() % 1_000_000);
     const { delaysMs, logs } = await crashLoop(argv, 'exporter started', { kills: opts.kills ?? 10, maxDelayMs: 1500, seed, ...(opts.env && { env: opts.env }) });

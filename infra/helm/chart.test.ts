@@ -89,15 +89,29 @@ describe('Helm chart', () => {
     assert.deepEqual(svc.spec.ports.map((p: Json) => `${p.port}/${p.protocol}`), ['4739/TCP', '4739/UDP', '14739/TCP']);
     const ingest = podSpec(find(ms, 'Deployment', 'flowagg-ingest'));
     assert.deepEqual(ingest.containers[0].args, ['ingest', '--config', '/etc/flowagg/flow-aggregator.conf']);
-    assert.equal(ingest.containers[0].livenessProbe.httpGet.path, '/healthz');
-    assert.equal(ingest.containers[0].readinessProbe.httpGet.path, '/readyz');
+    assert.deepEqual(ingest.containers[0].livenessProbe.httpGet, { path: '/healthz', port: 'api', scheme: 'HTTPS' });
+    assert.deepEqual(ingest.containers[0].readinessProbe.httpGet, { path: '/readyz', port: 'api', scheme: 'HTTPS' });
     assert.equal(ingest.containers[0].ports[0].containerPort, 10348);
+    // The loopback token goes where antctl reads it, in a volume the unprivileged user may write.
+    assert.ok(ingest.containers[0].volumeMounts.some((m: Json) => m.name === 'apiserver' && m.mountPath === '/var/run/antrea'));
+    assert.deepEqual(ingest.volumes.find((v: Json) => v.name === 'apiserver'), { name: 'apiserver', emptyDir: {} });
     assert.equal(find(ms, 'Deployment', 'flowagg-processor').spec.replicas, 1);
     const c = conf(ms);
     assert.equal(c.mode, 'Aggregate');
     assert.equal(c.activeFlowRecordTimeout, '60s');
     assert.deepEqual(c.log, { backend: 'kafka', kafka: { brokers: 'flowagg-kafka-0.flowagg-kafka-headless.flow-aggregator.svc:9092' }, topics: { flowsRawPartitions: 4, flowsProcessedPartitions: 4 } });
     assert.deepEqual(c.kubernetes, { antreaNamespace: 'kube-system' });
+  });
+
+  it("lets every component's API server delegate token reviews to Kubernetes (system:auth-delegator, as Antrea's)", () => {
+    const binding = find(renderOk([]), 'ClusterRoleBinding', 'flowagg-flow-aggregator-auth-delegator');
+    assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' });
+    assert.deepEqual(binding.subjects.map((s: Json) => s.name), ['flowagg-ingest', 'flowagg-processor', 'flowagg-exporter']);
+  });
+
+  it('probes over plain HTTP when the configuration asks for it', () => {
+    const ingest = podSpec(find(renderOk(['--set', 'config.apiServer.protocol=http']), 'Deployment', 'flowagg-ingest'));
+    assert.equal(ingest.containers[0].livenessProbe.httpGet.scheme, 'HTTP');
   });
 
   it('grants the processor Pod, Node and Service reads and the cluster identity by name, and ingest its certificate objects', () => {

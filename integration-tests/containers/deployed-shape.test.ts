@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startClickHouseContainer } from '../harness/clickhouse-container.js';
-import { containersForTests, hostOf, localContainer, testcontainers } from '../harness/containers.js';
+import { type ApiTarget, apiRequest } from '../../lib/apiserver/client.js';
+import { containerApi, containersForTests, hostOf, localContainer, testcontainers } from '../harness/containers.js';
 import { startKafkaContainer } from '../harness/kafka-container.js';
 import { runSoftflowd } from '../harness/softflowd.js';
 import { expectedExport, writeTrafficPcap } from '../harness/softflowd-export.js';
@@ -46,8 +47,8 @@ async function clickHouseTotals(url: string): Promise<Totals> {
   return totals;
 }
 
-async function json(url: string): Promise<Record<string, number | boolean>> {
-  return (await (await fetch(url)).json()) as Record<string, number | boolean>;
+async function json(api: ApiTarget, path: string): Promise<Record<string, number | boolean>> {
+  return (await apiRequest(api, path)).json as Record<string, number | boolean>;
 }
 
 test('ingest, two processors and the exporters in containers of the product image deliver every flow to ClickHouse and the flow log', async (t) => {
@@ -103,7 +104,8 @@ flowLogger:
     extra(definition);
     const container = await definition.start();
     stops.push(() => container.stop());
-    return { container, http: `http://${hostOf(container)}:${container.getMappedPort(10348)}` };
+    // HTTPS, as a configuration file asks (Antrea's default): the API as antctl reaches it in the Pod.
+    return { container, api: await containerApi(container) };
   };
   // Ingest first: it creates the topics the others read.
   const ingest = await flowagg('ingest', ['ingest'], (c) => c.withExposedPorts(4739, 10348));
@@ -116,14 +118,14 @@ flowLogger:
       { source: flowLogs, target: '/var/log/flowagg', mode: 'rw' },
     ])),
   ]);
-  assert.equal((await json(`${flowlog.http}/recordmetrics`)).withLogExporter, true);
+  assert.equal((await json(flowlog.api, '/recordmetrics')).withLogExporter, true);
 
   // The two processors share flows.raw's four partitions before anything is sent, so that both take part.
-  const partitions = async (http: string) => Number(/^flowagg_processor_partitions (\d+)$/m.exec(await (await fetch(`${http}/metrics`)).text())?.[1] ?? 0);
+  const partitions = async (api: ApiTarget) => Number(/^flowagg_processor_partitions (\d+)$/m.exec((await apiRequest(api, '/metrics')).text)?.[1] ?? 0);
   let shares = [0, 0];
   for (const deadline = Date.now() + 120_000; !(shares[0] === 2 && shares[1] === 2) && Date.now() < deadline; ) {
     await new Promise((r) => setTimeout(r, 500));
-    shares = await Promise.all([processA, processB].map((p) => partitions(p.http)));
+    shares = await Promise.all([processA, processB].map((p) => partitions(p.api)));
   }
   assert.deepEqual(shares, [2, 2], 'flows.raw partitions assigned to each processor');
 
@@ -144,11 +146,11 @@ flowLogger:
     await new Promise((r) => setTimeout(r, 500));
     got = await clickHouseTotals(clickhouse.url);
   }
-  assert.equal((await json(`${ingest.http}/recordmetrics`)).numRecordsWritten, softflowd.stats.recordsExported);
+  assert.equal((await json(ingest.api, '/recordmetrics')).numRecordsWritten, softflowd.stats.recordsExported);
   assert.deepEqual(new Map([...got].sort()), new Map([...expected].sort()), 'octets and packets of every flow in ClickHouse');
 
   // Both processors processed records of their partitions.
-  for (const p of [processA, processB]) assert.ok(((await json(`${p.http}/recordmetrics`)).numRecordsProcessed as number) > 0, `${p.http} processed nothing`);
+  for (const p of [processA, processB]) assert.ok(((await json(p.api, '/recordmetrics')).numRecordsProcessed as number) > 0, `${p.api.url} processed nothing`);
 
   // The flow log holds every flow too (its file is written as the exporter commits: wait for the last rows).
   let logged: Totals = new Map();

@@ -42,6 +42,9 @@ test('the flowagg image collects softflowd IPFIX, reports it over HTTP, and stop
   const { container: definition, Wait } = await localContainer('flowagg', log);
   const container = await definition
     .withExposedPorts(4739, 10348)
+    // The quick start (no configuration file) serves plain HTTP on loopback, which a published port does
+    // not reach: bound to the container's every address, as docs/containers.md says to.
+    .withEnvironment({ FLOWAGG_CFG_APISERVER_BINDADDRESS: '0.0.0.0' })
     .withBindMounts([{ source: data, target: '/var/lib/flowagg/data', mode: 'rw' }])
     .withWaitStrategy(Wait.forHealthCheck())
     .start();

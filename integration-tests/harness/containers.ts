@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type * as Testcontainers from 'testcontainers';
+import { type ApiTarget } from '../../lib/apiserver/client.js';
 
 const run = promisify(execFile);
 const BUILD = join(import.meta.dirname, '..', '..', 'infra', 'images', 'build');
@@ -110,4 +111,17 @@ export async function containersForTests(): Promise<{ skip: false } | { skip: st
   if (await containerRuntimeAnswers()) return { skip: false };
   if (process.env.CI === 'true') throw new Error('no container runtime answers in CI: .ci/run starts the Docker engine (infra/dev/docker start)');
   return { skip: 'no container runtime answers (infra/dev/docker start starts one)' };
+}
+
+/** Where the product image's API server writes its loopback token (data/ under its working directory, outside a Pod). */
+const IMAGE_TOKEN_FILE = '/var/lib/flowagg/data/apiserver/loopback-client-token';
+
+/**
+ * A product container's API (port 10348, HTTPS with a configuration file) as antctl reaches it in the
+ * Pod: the loopback token, read inside the container, and the self-signed certificate not verified.
+ */
+export async function containerApi(container: Testcontainers.StartedTestContainer): Promise<ApiTarget> {
+  const token = await container.exec(['cat', IMAGE_TOKEN_FILE]);
+  if (token.exitCode !== 0) throw new Error(`no loopback token in the container: ${token.output}`);
+  return { url: `https://${hostOf(container)}:${container.getMappedPort(10348)}`, token: token.stdout.trim(), insecure: true };
 }

@@ -1,12 +1,17 @@
 // `flowagg run` as a child process in a directory of its own (its embedded log and flow log under ./data):
 // started until it says it is running, with the ports it bound, and stopped as an operator stops it.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { type ApiTarget, apiRequest } from '../../lib/apiserver/client.js';
+import { apiTargetOf, readLogApi } from '../../lib/log/admin-api.js';
 import { type FlowaggChild, startFlowagg } from './crash-loop.js';
 
 const RUNNING = 'flowagg run running';
 
 export interface Run {
   readonly child: FlowaggChild;
+  /** Its working directory: the embedded log is in ./data/log, where it publishes its API. */
+  readonly dir: string;
   readonly tcpPort: number;
   readonly httpPort: number;
   /** Every collector's port by transport (udp, tcp, tls, grpc). */
@@ -19,7 +24,7 @@ export async function startRun(dir: string, opts: { env?: NodeJS.ProcessEnv; arg
   await child.ready;
   const line = child.stderr().split('\n').find((l) => l.includes(RUNNING))!;
   const started = JSON.parse(line) as { collectors: Record<string, number>; http: number };
-  return { child, tcpPort: started.collectors.tcp!, httpPort: started.http, collectors: started.collectors };
+  return { child, dir, tcpPort: started.collectors.tcp!, httpPort: started.http, collectors: started.collectors };
 }
 
 export async function stopRun(run: Run): Promise<void> {
@@ -28,14 +33,23 @@ export async function stopRun(run: Run): Promise<void> {
   assert.equal(code, 0, `flowagg run exits 0 on SIGTERM (${signal ?? ''}); its log:\n${run.child.stderr().slice(-3000)}`);
 }
 
+/**
+ * The run's API as it published it beside its log (URL, loopback token, CA): plain HTTP for the quick
+ * start, HTTPS with a configuration file.
+ */
+export function apiOf(run: Run): ApiTarget {
+  const api = readLogApi(join(run.dir, 'data', 'log'));
+  assert.ok(api, `flowagg run published no API in ${run.dir}/data/log`);
+  return apiTargetOf(api);
+}
+
 /** Antrea's /recordmetrics: numRecordsWritten (by ingest into flows.raw), numFlows (held by the processor). */
 export async function recordMetrics(run: Run): Promise<{ numRecordsWritten: number; numFlows: number; numRecordsExported: number }> {
-  const res = await fetch(`http://127.0.0.1:${run.httpPort}/recordmetrics`);
-  return (await res.json()) as { numRecordsWritten: number; numFlows: number; numRecordsExported: number };
+  return (await apiRequest(apiOf(run), '/recordmetrics')).json as { numRecordsWritten: number; numFlows: number; numRecordsExported: number };
 }
 
 /** The Prometheus exposition of /metrics, the lines of one metric family prefix. */
 export async function metricLines(run: Run, prefix: string): Promise<string[]> {
-  const text = await (await fetch(`http://127.0.0.1:${run.httpPort}/metrics`)).text();
+  const text = (await apiRequest(apiOf(run), '/metrics')).text;
   return text.split('\n').filter((l) => l.startsWith(prefix));
 }

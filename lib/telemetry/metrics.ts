@@ -46,3 +46,13 @@ componentMetrics('process').gauge('peak_resident_memory_bytes', 'Largest residen
   const kb = /VmHWM:\s+(\d+) kB/.exec(status);
   if (kb) this.set(Number(kb[1]) * 1024);
 });
+
+/** The sum of a counter's series whose labels include `labels`, as /metrics shows it now. */
+export async function counterTotal<L extends string>(counter: Counter<L>, labels: Partial<Record<L, string>> = {}): Promise<number> {
+  const wanted = Object.entries(labels) as [L, string][];
+  let total = 0;
+  for (const series of (await counter.get()).values) {
+    if (wanted.every(([k, v]) => series.labels[k] === v)) total += series.value;
+  }
+  return total;
+}

@@ -1,12 +1,13 @@
 // Certificates issued by someone else (cert-manager, a corporate CA), given as PEM files: read at
 // start, re-read every checkInterval, and 'updated' when their content changed (a mounted Secret was
 // rotated). Nothing is issued; what is checked is that the files parse and the key fits the certificate,
-// not that the CA signed it directly (the certificate file may carry an intermediate chain).
+// not that the CA signed it directly (the certificate file may carry an intermediate chain). A server
+// that verifies no client (the API server) has no CA file; its material's `ca` is then empty.
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { FlowaggError, errorMessage } from '../errors.js';
-import { componentLogger } from '../telemetry/logger.js';
+import { componentLogger, type Logger } from '../telemetry/logger.js';
 import { TLS_INVALID_MATERIAL, TLS_NOT_STARTED } from './errors.js';
 import { tlsMetrics } from './metrics.js';
 import { type CertificateSource, type TlsMaterial } from './provider.js';
@@ -14,17 +15,19 @@ import { type CertificateSource, type TlsMaterial } from './provider.js';
 export interface FilesSourceOptions {
   certFile: string;
   keyFile: string;
-  caFile: string;
+  caFile?: string;
   checkIntervalMs: number;
+  logger?: Logger;
 }
 
 export class FilesCertificateSource extends EventEmitter implements CertificateSource {
   private material: TlsMaterial | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private readonly log = componentLogger('ingest-tls');
+  private readonly log: Logger;
 
   constructor(private readonly opts: FilesSourceOptions) {
     super();
+    this.log = opts.logger ?? componentLogger('ingest-tls');
   }
 
   async start(): Promise<void> {
@@ -60,14 +63,14 @@ export class FilesCertificateSource extends EventEmitter implements CertificateS
     const context = { certFile, keyFile, caFile };
     let material: TlsMaterial;
     try {
-      const [cert, key, ca] = await Promise.all([certFile, keyFile, caFile].map((f) => readFile(f, 'utf8')));
+      const [cert, key, ca] = await Promise.all([certFile, keyFile, caFile].map((f) => (f === undefined ? '' : readFile(f, 'utf8'))));
       material = { cert: cert!, key: key!, ca: ca! };
     } catch (err) {
       throw new FlowaggError(TLS_INVALID_MATERIAL, `cannot read the TLS certificate files: ${(err as Error).message}`, { cause: err, context });
     }
     let fits: boolean;
     try {
-      new X509Certificate(material.ca);
+      if (caFile !== undefined) new X509Certificate(material.ca);
       fits = new X509Certificate(material.cert).checkPrivateKey(createPrivateKey(material.key));
     } catch (err) {
       throw new FlowaggError(TLS_INVALID_MATERIAL, `TLS certificate files are not PEM certificates and key: ${(err as Error).message}`, { cause: err, context });

@@ -49,7 +49,7 @@ test('config check --strict fails on a warning; an unreadable file is a failure,
 test('config defaults prints YAML that loads back to the defaults, with descriptions as comments', () => {
   const { code, out } = run((o) => printDefaults(args(['defaults']), o));
   assert.equal(code, 0);
-  assert.match(out, /# The HTTP port of \/metrics/);
+  assert.match(out, /# The API server's port \(Antrea's apiServer port\)/);
   assert.match(out, /templateTtl: 30m\n/);
   const back = readConfig(serviceConfigSchema, { file: 'defaults.yaml', text: out, env: {} });
   assert.ok(back.ok, JSON.stringify(back.diagnostics));

@@ -18,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), 'flowagg-export-tables-cli-'));
 
 function configFile(yaml: string): string {
   const file = join(dir, `flowagg-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, `log:\n  embedded:\n    dir: ${join(dir, 'log')}\napiServer:\n  apiPort: 0\n${yaml}`);
+  writeFileSync(file, `log:\n  embedded:\n    dir: ${join(dir, 'log')}\napiServer:\n  apiPort: 0\n  protocol: http\n${yaml}`);
   return file;
 }
 

@@ -10,7 +10,7 @@ import { runMain as capture } from '../testing/run-main.js';
 function configFile(yaml: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'flowagg-export-cli-'));
   const file = join(dir, 'flowagg.yaml');
-  writeFileSync(file, `log:\n  embedded:\n    dir: ${join(dir, 'log')}\napiServer:\n  apiPort: 0\n${yaml}`);
+  writeFileSync(file, `log:\n  embedded:\n    dir: ${join(dir, 'log')}\napiServer:\n  apiPort: 0\n  protocol: http\n${yaml}`);
   return file;
 }
 

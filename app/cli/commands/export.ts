@@ -14,7 +14,7 @@ export const exportCommand: Command = {
 Runs one exporter: it reads the flows.processed topic of the configured log as the consumer group
 flowagg-export-KIND and sends every record to its destination, committing only what the destination
 accepted. KIND and the configuration section it reads: ${kinds()}. Serves /metrics, /healthz,
-/readyz and /recordmetrics on apiServer.apiPort. Stops cleanly on SIGINT or SIGTERM after the batches in
+/readyz and /recordmetrics on apiServer.apiPort (HTTPS with Antrea's authentication, docs/api.md). Stops cleanly on SIGINT or SIGTERM after the batches in
 flight. See docs/exporters.md.
 
   --config FILE   YAML configuration (Antrea's flow-aggregator.conf keys plus flowagg's sections);

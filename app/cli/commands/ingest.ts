@@ -9,7 +9,7 @@ export const ingestCommand: Command = {
 Runs the IPFIX collectors (aggregatorTransportProtocol: udp, tcp, tls, or a list, on port 4739; without a
 configuration file udp and tcp, with one TLS unless it says otherwise, as Antrea) and writes every decoded data record to the flows.raw topic of the configured log (default: the
 embedded log in ./data/log). Serves /metrics, /healthz, /readyz and /recordmetrics on apiServer.apiPort
-(default 10348). Stops cleanly on SIGINT or SIGTERM. See docs/ingest.md.
+(default 10348; HTTPS with Antrea's authentication, docs/api.md). Stops cleanly on SIGINT or SIGTERM. See docs/ingest.md.
 
   --config FILE   YAML configuration (Antrea's flow-aggregator.conf keys plus flowagg's sections);
                   FLOWAGG_CFG_<PATH> environment variables override single keys; the file is

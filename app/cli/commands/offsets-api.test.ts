@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../../lib/config/load.js';
-import { LOG_API_PATH, readLogApi } from '../../../lib/log/admin-api.js';
+import { apiRequest } from '../../../lib/apiserver/client.js';
+import { LOG_API_PATH, apiTargetOf, readLogApi } from '../../../lib/log/admin-api.js';
 import { openEmbeddedLog } from '../../../lib/log/embedded/index.js';
 import { parseCommandArgs } from '../command.js';
 import { offsetsCommand, runOffsets } from './offsets.js';
@@ -33,7 +34,8 @@ test('offsets list and reset reach the log through the API of the process holdin
   await tp.close();
   await setup.close();
 
-  const config = loadConfig(serviceConfigSchema, { env: {}, overrides: { 'log.embedded.dir': dir, 'ingest.port': 0, 'ingest.grpc.port': 0, 'apiServer.apiPort': 0, 'apiServer.bindAddress': '127.0.0.1' } });
+  // No clock ticks (ingest.clockTick 0): flows.raw holds only the records written above.
+  const config = loadConfig(serviceConfigSchema, { env: {}, overrides: { 'log.embedded.dir': dir, 'ingest.port': 0, 'ingest.grpc.port': 0, 'ingest.clockTick': 0, 'apiServer.apiPort': 0, 'apiServer.bindAddress': '127.0.0.1', 'apiServer.loopbackTokenFile': join(dir, 'token') } });
   const stop = new AbortController();
   const running = serve(config, { command: 'run', signal: stop.signal });
   t.after(async () => {
@@ -58,14 +60,13 @@ test('offsets list and reset reach the log through the API of the process holdin
   const after = (JSON.parse(reset.out) as { partitions: { partition: number; offset: number }[] }).partitions;
   assert.deepEqual(after.map((p) => p.offset), [0, 0, 0, 0]);
 
-  // The API is only for whoever can read the log directory's .api.json.
+  // The API is only for whoever can read the log directory's .api.json: HTTPS, verified with the CA it names.
   const api = readLogApi(dir)!;
-  const url = new URL(LOG_API_PATH, api.url);
-  const body = JSON.stringify({ method: 'listGroups', args: [] });
-  assert.equal((await fetch(url, { method: 'POST', body, headers: { authorization: 'Bearer nope' } })).status, 401);
-  assert.equal((await fetch(url, { method: 'POST', body: 'x'.repeat(100_000), headers: { authorization: `Bearer ${api.token}` } })).status, 413);
-  const bad = await fetch(url, { method: 'POST', body: JSON.stringify({ method: 'createTopics', args: [] }), headers: { authorization: `Bearer ${api.token}` } });
-  assert.equal(bad.status, 400);
+  assert.match(api.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+  const post = (token: string, body: unknown) => apiRequest({ ...apiTargetOf(api), token }, LOG_API_PATH, { method: 'POST', body });
+  assert.equal((await post('nope', { method: 'listGroups', args: [] })).status, 401);
+  assert.equal((await post(api.token, 'x'.repeat(100_000))).status, 413);
+  assert.equal((await post(api.token, { method: 'createTopics', args: [] })).status, 400);
 
   stop.abort();
   await running;

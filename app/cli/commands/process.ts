@@ -16,7 +16,7 @@ Consumes flows.raw in the consumer group processor.groupId and writes flows.proc
   proxy      forwards every record, adding the original exporter, its observation domain and
              flowDirection, Kubernetes metadata for inter-Node records and Pod labels.
 Serves /metrics, /healthz, /readyz, /recordmetrics and /flowrecords on apiServer.apiPort (default
-10348). Stops cleanly on SIGINT or SIGTERM, committing what it processed. See docs/processor.md.
+10348; HTTPS with Antrea's authentication, docs/api.md). Stops cleanly on SIGINT or SIGTERM, committing what it processed. See docs/processor.md.
 
   --mode MODE     Aggregate or Proxy (case-insensitive); overrides the configuration's \`mode\`
   --config FILE   YAML configuration (Antrea's flow-aggregator.conf keys plus flowagg's sections);

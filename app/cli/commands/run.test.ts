@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { apiRequest } from '../../../lib/apiserver/client.js';
 import { FakeKubeApiServer, kubeConfigFor } from '../../../lib/k8s/testing/fake-api-server.js';
 import { until } from '../../../lib/testing/until.js';
 import { QUICK_START_CONFIG } from './run.js';
@@ -72,7 +73,8 @@ test('flowagg run with Kubernetes metadata on exits 0 within 10 s of SIGTERM: st
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   t.after(() => child.kill('SIGKILL'));
-  await until('flowagg run to be ready', async () => (await fetch(`http://127.0.0.1:${apiPort}/readyz`).catch(() => undefined))?.ok);
+  // HTTPS (a configuration file: Antrea's defaults); /readyz needs no token, the certificate is self-signed.
+  await until('flowagg run to be ready', async () => (await apiRequest({ url: `https://127.0.0.1:${apiPort}`, insecure: true }, '/readyz').catch(() => undefined))?.status === 200);
   stopping = true;
   child.kill('SIGTERM');
   const code = await Promise.race([exited, sleep(10_000).then(() => 'still running')]);

@@ -46,7 +46,7 @@ for (const { check, group } of SERVICES) {
     const config = loadConfig(serviceConfigSchema, {
       env: {},
       overrides: {
-        aggregatorTransportProtocol: ['udp'], 'ingest.host': '127.0.0.1', 'ingest.port': 0, 'apiServer.apiPort': 0, 'apiServer.bindAddress': '127.0.0.1',
+        aggregatorTransportProtocol: ['udp'], 'ingest.host': '127.0.0.1', 'ingest.port': 0, 'apiServer.apiPort': 0, 'apiServer.protocol': 'http',
         'log.embedded.dir': join(dir, 'log'), 'log.embedded.fsync.policy': 'interval',
         'flowLogger.enable': true, 'flowLogger.path': join(dir, 'flows.log'),
         'supervision.initialBackoff': 400, 'supervision.maxBackoff': 400, 'supervision.maxRestarts': 1,

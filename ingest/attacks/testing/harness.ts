@@ -51,7 +51,7 @@ export async function startTarget(t: TestContext, config: Record<string, unknown
     // The gRPC collector's default port is fixed (Antrea's 14739): off unless a test turns it on.
     ingest: { host: '127.0.0.1', port: 0, grpc: { enabled: false }, ...ingest },
     log: { backend: 'embedded', embedded: { dir: join(dataDir, 'log'), fsync: { policy: 'interval' } } },
-    apiServer: { apiPort: 0, bindAddress: '127.0.0.1' },
+    apiServer: { apiPort: 0, protocol: 'http' },
   }));
   const proc = spawnNice(['--import', 'tsx', join(ROOT, 'app/cli/main.ts'), 'ingest', '--config', file], { ...process.env, FLOWAGG_LOG_LEVEL: 'info' });
   let stderr = '';

@@ -4,6 +4,9 @@
 // bounded event history lets watches resume from a resourceVersion (or get 410 Gone once it was
 // forgotten), so a real @kubernetes/client-node informer runs against it unchanged.
 // PATCH is not implemented (405); production code here uses PUT with resourceVersion.
+// It also answers TokenReview and SubjectAccessReview (non-resource requests), as the API server
+// answers a delegating authenticator and authorizer: tokens are known by addToken, and what each user
+// may do by allow.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
@@ -72,6 +75,16 @@ class Failure implements FailureResponse {
 /** Runs before every authenticated request; may delay it (return a promise) or fail it (return a failure). */
 export type Interceptor = (req: RecordedRequest) => FailureResponse | undefined | Promise<FailureResponse | undefined>;
 
+/** Who a token authenticates as, in a TokenReview's answer. */
+export interface FakeUser {
+  readonly username: string;
+  readonly uid?: string;
+  readonly groups?: readonly string[];
+}
+
+const TOKEN_REVIEWS = '/apis/authentication.k8s.io/v1/tokenreviews';
+const ACCESS_REVIEWS = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
+
 export interface FakeApiServerOptions {
   token?: string;
   resources?: readonly ResourceKind[];
@@ -93,6 +106,9 @@ export class FakeKubeApiServer {
   private readonly history: WatchEvent[] = [];
   private readonly watchers = new Set<Watcher>();
   private readonly interceptors: Interceptor[] = [];
+  private readonly users = new Map<string, FakeUser>();
+  /** Per username, the "verb path" rules SubjectAccessReview allows. */
+  private readonly rules = new Map<string, Set<string>>();
   private revision = 0;
   /** Watches from a resourceVersion below this get 410 Gone: the events after it are no longer all kept. */
   private oldestResumable = 0;
@@ -158,6 +174,21 @@ export class FakeKubeApiServer {
     this.interceptors.push(fn);
   }
 
+  /** TokenReview answers `token` as `user`; any other token is not authenticated. */
+  addToken(token: string, user: FakeUser): void {
+    this.users.set(token, user);
+  }
+
+  /**
+   * SubjectAccessReview allows `username` these non-resource requests: "verb path" ("get /flowrecords"),
+   * with * for any verb or any path. Everything else it denies.
+   */
+  allow(username: string, ...rules: string[]): void {
+    const set = this.rules.get(username) ?? new Set<string>();
+    for (const rule of rules) set.add(rule);
+    this.rules.set(username, set);
+  }
+
   get resourceVersion(): number {
     return this.revision;
   }
@@ -221,6 +252,15 @@ export class FakeKubeApiServer {
       const failure = await fn(recorded);
       if (failure !== undefined) return sendStatus(res, failure);
     }
+    if (recorded.method === 'POST' && (url.pathname === TOKEN_REVIEWS || url.pathname === ACCESS_REVIEWS)) {
+      let review: KubeObject;
+      try {
+        review = JSON.parse(body) as KubeObject;
+      } catch {
+        return sendStatus(res, { code: 400, reason: 'BadRequest', message: 'body is not JSON' });
+      }
+      return send(res, 201, url.pathname === TOKEN_REVIEWS ? this.reviewToken(review) : this.reviewAccess(review));
+    }
     if (target === undefined) return sendStatus(res, { code: 404, reason: 'NotFound', message: `no resource at ${url.pathname}` });
 
     const { resource, namespace, name } = target;
@@ -269,6 +309,22 @@ export class FakeKubeApiServer {
     const resource = this.resources.find((r) => r.group === group && r.version === version && r.plural === rest[0]);
     if (resource === undefined || (!resource.namespaced && namespace !== undefined)) return undefined;
     return { resource, namespace, name: rest[1] };
+  }
+
+  private reviewToken(review: KubeObject): KubeObject {
+    const user = this.users.get(String((review.spec as { token?: unknown } | undefined)?.token ?? ''));
+    const status = user === undefined
+      ? { authenticated: false, error: 'invalid bearer token' }
+      : { authenticated: true, user: { username: user.username, ...(user.uid !== undefined && { uid: user.uid }), groups: [...(user.groups ?? [])] } };
+    return { ...review, status };
+  }
+
+  private reviewAccess(review: KubeObject): KubeObject {
+    const spec = (review.spec ?? {}) as { user?: string; nonResourceAttributes?: { verb?: string; path?: string } };
+    const { verb = '', path = '' } = spec.nonResourceAttributes ?? {};
+    const rules = this.rules.get(spec.user ?? '') ?? new Set<string>();
+    const allowed = [`${verb} ${path}`, `* ${path}`, `${verb} *`, '* *'].some((r) => rules.has(r));
+    return { ...review, status: allowed ? { allowed: true, reason: 'allowed by the fake\'s rules' } : { allowed: false, reason: `no rule of the fake allows ${spec.user ?? ''} to ${verb} ${path}` } };
   }
 
   private select(resource: ResourceKind, namespace: string | undefined): KubeObject[] {

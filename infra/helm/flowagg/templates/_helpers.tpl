@@ -75,6 +75,11 @@ Everything else passes through untouched, so new flowagg keys need no template c
 {{- toJson (sortAlpha $kinds) -}}
 {{- end -}}
 
+{{/* The probes' scheme: the API is HTTPS (Antrea's) unless the configuration asks for plain HTTP. */}}
+{{- define "flowagg.apiScheme" -}}
+{{- if eq (dig "apiServer" "protocol" "https" .Values.config) "http" }}HTTP{{ else }}HTTPS{{ end -}}
+{{- end -}}
+
 {{/*
 The flowagg container of a component: include "flowagg.container" (dict "root" $ "args" (list "ingest") "resources" ... "extraEnv" ...)
 */}}
@@ -98,17 +103,17 @@ The flowagg container of a component: include "flowagg.container" (dict "root" $
     {{- toYaml . | nindent 4 }}
     {{- end }}
   ports:
-    - { name: http, containerPort: {{ $root.Values.apiPort }}, protocol: TCP }
+    - { name: api, containerPort: {{ $root.Values.apiPort }}, protocol: TCP }
     {{- with .ports }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
   livenessProbe:
-    httpGet: { path: /healthz, port: http }
+    httpGet: { path: /healthz, port: api, scheme: {{ include "flowagg.apiScheme" $root }} }
     initialDelaySeconds: 10
     periodSeconds: 10
     timeoutSeconds: 5
   readinessProbe:
-    httpGet: { path: /readyz, port: http }
+    httpGet: { path: /readyz, port: api, scheme: {{ include "flowagg.apiScheme" $root }} }
     periodSeconds: 5
     timeoutSeconds: 5
   resources: {{ toJson .resources }}
@@ -117,6 +122,8 @@ The flowagg container of a component: include "flowagg.container" (dict "root" $
   {{- end }}
   volumeMounts:
     - { name: config, mountPath: /etc/flowagg, readOnly: true }
+    # Where the API server writes its loopback token for antctl and flowagg get (Antrea's path).
+    - { name: apiserver, mountPath: /var/run/antrea }
     {{- with .extraMounts }}
     {{- toYaml . | nindent 4 }}
     {{- end }}

@@ -1,10 +1,11 @@
 // Token buckets per key (a source address), for work that a sender can ask for but that is not needed to
-// handle its own input: publishing its templates to the other replicas, logging its errors. Each key may
-// spend `burst` at once and `perSecond` on average, and all keys together `totalPerSecond`, so that one
-// sender cannot use up another's budget. At most `maxKeys` keys are remembered (least recently used
+// handle its own input: publishing its templates to the other replicas, logging its errors, asking
+// Kubernetes to review the token it presents to the API. Each key may spend `burst` at once and
+// `perSecond` on average, and all keys together `totalPerSecond`, so that one sender cannot use up
+// another's budget. At most `maxKeys` keys are remembered (least recently used
 // forgotten, which gives that key a full bucket again: the total bound still holds).
 
-import { LruMap } from '../lib/lru-map.js';
+import { LruMap } from './lru-map.js';
 
 export interface RateBudgetLimits {
   readonly perSecond: number;
