@@ -30,7 +30,7 @@ import { UNREACHABLE_SINCE } from '../../app/cli/testing/export-until.js';
 import { clickHouseForTests } from '../harness/clickhouse.js';
 import { startTcpCollector, type StreamCollector } from '../harness/collector.js';
 import { type Line, readFlowLog, sumsByFlow } from '../harness/flow-log.js';
-import { metricLines, recordMetrics, type Run, startRun, stopRun } from '../harness/flowagg-run.js';
+import { metricLines, readyzOf, recordMetrics, type Run, startRun, stopRun } from '../harness/flowagg-run.js';
 import { OutageProxy, outageMs } from '../harness/outage-proxy.js';
 import { readBucketLines, s3ForTests, TEST_S3_CREDENTIALS } from '../harness/s3.js';
 import { runTool } from '../harness/tools.js';
@@ -144,7 +144,7 @@ test(`IPFIX collector, ClickHouse and S3 unreachable at start for ${outageMs() /
   assert.ok(report.records.sent > 1000, `${report.records.sent} records sent`);
   await until('ingest wrote every record sent to flows.raw', async () => (await recordMetrics(run)).numRecordsWritten >= report.records.sent, { timeoutMs: 60_000 });
   await until('the processor wrote flows.processed', async () => (await processedOffsets(admin)) > 0, { timeoutMs: 60_000 });
-  const readyz = await (await fetch(`http://127.0.0.1:${run.httpPort}/readyz`)).json() as { ready: boolean; checks: Record<string, { ready: boolean; detail?: string }> };
+  const readyz = (await readyzOf(run)).body;
   assert.equal(readyz.ready, true, `/readyz: ${JSON.stringify(readyz)}`);
   for (const kind of exporters) assert.match(readyz.checks[`export.${kind}`]?.detail ?? '', new RegExp(`^exporter ${kind}: ${UNREACHABLE_SINCE}`), kind);
   for (const kind of exporters) {
@@ -201,7 +201,7 @@ test('a hot reload to an IPFIX collector address nothing listens on, and back: f
     await collector.close();
   });
   const admin = logAdmin(dir);
-  const readyz = async () => (await (await fetch(`http://127.0.0.1:${run.httpPort}/readyz`)).json()) as { ready: boolean; checks: Record<string, { detail?: string }> };
+  const readyz = async () => (await readyzOf(run)).body;
   const sending = simulate(run, dir, 20, t.signal);
   await until('records at the collector', () => collector.messages.length > 0, { timeoutMs: 60_000 });
 

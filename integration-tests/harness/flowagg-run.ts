@@ -43,6 +43,17 @@ export function apiOf(run: Run): ApiTarget {
   return apiTargetOf(api);
 }
 
+export interface Readyz {
+  readonly ready: boolean;
+  readonly checks: Record<string, { ready: boolean; detail?: string }>;
+}
+
+/** /readyz of the run, with its HTTP status (no token needed, but HTTPS with a configuration file). */
+export async function readyzOf(run: Run): Promise<{ status: number; body: Readyz }> {
+  const res = await apiRequest(apiOf(run), '/readyz');
+  return { status: res.status, body: res.json as Readyz };
+}
+
 /** Antrea's /recordmetrics: numRecordsWritten (by ingest into flows.raw), numFlows (held by the processor). */
 export async function recordMetrics(run: Run): Promise<{ numRecordsWritten: number; numFlows: number; numRecordsExported: number }> {
   return (await apiRequest(apiOf(run), '/recordmetrics')).json as { numRecordsWritten: number; numFlows: number; numRecordsExported: number };

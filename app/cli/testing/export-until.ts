@@ -23,7 +23,7 @@ export const UNREACHABLE_SINCE = 'destination unreachable since \\d{4}-\\d\\d-\\
 export async function exportUntil(dir: string, kind: string, section: string, overrides: Record<string, unknown>, detail: RegExp): Promise<{ readyz: Readyz; code: number }> {
   const config = loadConfig(serviceConfigSchema, {
     env: {},
-    overrides: { 'log.embedded.dir': join(dir, `log-${kind}-${Math.random().toString(36).slice(2)}`), 'apiServer.apiPort': 0, 'apiServer.bindAddress': '127.0.0.1', [`${section}.enable`]: true, ...overrides },
+    overrides: { 'log.embedded.dir': join(dir, `log-${kind}-${Math.random().toString(36).slice(2)}`), 'apiServer.apiPort': 0, 'apiServer.bindAddress': '127.0.0.1', 'apiServer.protocol': 'http', [`${section}.enable`]: true, ...overrides },
   });
   const stop = new AbortController();
   let started: (port: number) => void = () => {};

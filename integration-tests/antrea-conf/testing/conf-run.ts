@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext } from 'node:test';
-import { type Run, startRun, stopRun } from '../../harness/flowagg-run.js';
+import { type Run, readyzOf, startRun, stopRun } from '../../harness/flowagg-run.js';
 import { runTool } from '../../harness/tools.js';
 
 const CLI = join(import.meta.dirname, '../../../bin/flowagg.js');
@@ -59,8 +59,8 @@ export async function runConf(t: TestContext, file: string, env: NodeJS.ProcessE
     if (run.child.process.exitCode === null) run.child.process.kill('SIGKILL');
   });
   assert.ok(run.collectors.tls !== undefined, 'the IPFIX collector on TLS, the default of Antrea\'s chart');
-  const ready = await fetch(`http://127.0.0.1:${run.httpPort}/readyz`);
-  assert.equal(ready.status, 200, await ready.text());
+  const ready = await readyzOf(run);
+  assert.equal(ready.status, 200, JSON.stringify(ready.body));
   return { run, dir };
 }
 
