@@ -13,7 +13,7 @@ import { findElement } from '../lib/ipfix/registry.js';
 
 export const FLOW_RECORD_SCHEMA: unknown = JSON.parse(readFileSync(new URL('./flow-record.avsc', import.meta.url), 'utf8'));
 
-export type Transport = 'unknown' | 'udp' | 'tcp' | 'tls' | 'file' | 'grpc';
+export type Transport = 'unknown' | 'udp' | 'tcp' | 'tls' | 'file' | 'grpc' | 'netflow_v9' | 'netflow_v5';
 export type TimeSource = 'unknown' | 'seconds' | 'milliseconds' | 'microseconds' | 'nanoseconds' | 'deltaMicroseconds' | 'sysUpTime';
 export type TimeField = 'flowStart' | 'flowEnd';
 

@@ -7,7 +7,7 @@ import { SINGLE_OBJECT_MARKER } from '../../schemas/avro.js';
 export interface Provenance {
   readonly exporterAddress: string;
   readonly exporterPort: number;
-  /** The Transport enum's index (0 unknown, 1 udp, 2 tcp, 3 tls, 4 file). */
+  /** The Transport enum's index (0 unknown, 1 udp, 2 tcp, 3 tls, 4 file, 5 grpc, 6 netflow_v9, 7 netflow_v5). */
   readonly transport: number;
   readonly observationDomainId: number;
   readonly exportTime: number;
