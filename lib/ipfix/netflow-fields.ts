@@ -11,7 +11,8 @@
 //   as `e4294967294.<type>`.
 // v9 has its own length rules: any length an exporter chose is accepted (a template is never refused for
 // it), and a field whose length its element's type cannot have (an address in 16 bytes, a counter in 9) is
-// read as an octetArray of that element, so its bytes go to a FlowRecord's extras instead of a typed field.
+// read as an octetArray of that element, so its bytes go to a FlowRecord's extras instead of a typed field;
+// so is a field whose element is an RFC 6313 list, a structure NetFlow v9 does not have.
 import { validFieldLength } from './field-codec.js';
 import { findElement, lookupElement } from './registry.js';
 import { type InfoElement, VARIABLE_LENGTH } from './types.js';
@@ -41,6 +42,7 @@ export const SCOPE_FIELDS: ReadonlyMap<number, number> = new Map([
 ]);
 
 const VENDOR_RANGE = 32768;
+const LISTS: ReadonlySet<string> = new Set(['basicList', 'subTemplateList', 'subTemplateMultiList']);
 
 function mappedElement(type: number, scope: boolean): InfoElement {
   if (scope) {
@@ -68,5 +70,5 @@ function opaqueOf(ie: InfoElement): InfoElement {
 /** The element of a v9 field of `type` sent in `length` bytes (a scope field of an options template when `scope`). */
 export function netflowFieldElement(type: number, length: number, scope: boolean): InfoElement {
   const ie = mappedElement(type, scope);
-  return validFieldLength(ie.type, length) ? ie : opaqueOf(ie);
+  return validFieldLength(ie.type, length) && !LISTS.has(ie.type) ? ie : opaqueOf(ie);
 }
