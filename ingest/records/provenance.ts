@@ -3,14 +3,7 @@
 // the rest, for readers that need only that (the sequence audit reads every record of flows.raw). Avro's binary
 // encoding: strings are a zig-zag varint length and the bytes, ints, longs and enums zig-zag varints.
 import { SINGLE_OBJECT_MARKER } from '../../schemas/avro.js';
-import { FLOW_RECORD_SCHEMA, type Transport } from '../../schemas/flow-record.js';
-
-const TRANSPORT_SYMBOLS = (FLOW_RECORD_SCHEMA as { fields: { name: string; type: { symbols?: string[] } }[] }).fields.find((f) => f.name === 'transport')!.type.symbols!;
-
-/** The index of a Transport symbol in the enum, as Provenance.transport holds it. */
-export function transportIndex(transport: Transport): number {
-  return TRANSPORT_SYMBOLS.indexOf(transport);
-}
+export { transportIndex } from '../../schemas/flow-record.js';
 
 export interface Provenance {
   readonly exporterAddress: string;
