@@ -1,14 +1,15 @@
 // What one transport session sends: an IPFIX exporting process of its own (Antrea starts a new one per
-// connection), so a new session starts its sequence numbers at 0 and announces both templates before
-// any data; over UDP the templates are announced again every templateRefreshTimeout. Records are packed
-// many to a message, up to the message size. In JSON mode each record is one line (over UDP, one
-// datagram), with no templates.
+// connection), so a new session starts its sequence numbers at 0 and announces Antrea's two templates
+// before any data, as Antrea does; a flow template (records no Antrea Agent made) is announced before its
+// first record, so an Antrea-only export is what Antrea sends. Over UDP the templates announced are
+// announced again every templateRefreshTimeout. Records are packed many to a message, up to the message
+// size. In JSON mode each record is one line (over UDP, one datagram), with no templates.
 import { IpfixError } from '../../lib/ipfix/errors.js';
 import { MessageEncoder } from '../../lib/ipfix/message-encoder.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
 import { type ExportedRecord } from '../types.js';
 import { jsonLine } from './json-lines.js';
-import { type ExportTemplates } from './templates.js';
+import { type ExportTemplate, type ExportTemplates } from './templates.js';
 
 export interface SessionOptions {
   readonly format: 'IPFIX' | 'JSON';
@@ -32,6 +33,8 @@ export class ExportSession {
   readonly #o: SessionOptions;
   readonly #encoder: MessageEncoder;
   #templatesAt = -Infinity;
+  /** Templates this session announced, in the order it did. */
+  readonly #announced = new Set<ExportTemplate>();
 
   constructor(o: SessionOptions) {
     this.#o = o;
@@ -53,16 +56,20 @@ export class ExportSession {
     const { templates } = this.#o;
     const now = this.#o.now();
     const refresh = this.#o.templateRefreshMs;
-    const templatesSent = this.#templatesAt === -Infinity || (refresh > 0 && now - this.#templatesAt >= refresh);
+    let templatesSent = this.#templatesAt === -Infinity || (refresh > 0 && now - this.#templatesAt >= refresh);
     if (templatesSent) {
-      enc.addTemplate(templates.ipv4.template);
-      enc.addTemplate(templates.ipv6.template);
+      const again = this.#announced.size === 0 ? [templates.ipv4, templates.ipv6] : [...this.#announced];
+      for (const t of again) this.#announce(t);
       this.#templatesAt = now;
     }
     let invalid = 0;
     let firstError: string | undefined;
     for (const { record } of records) {
       const t = templates.of(record);
+      if (!this.#announced.has(t)) {
+        this.#announce(t);
+        templatesSent = true;
+      }
       try {
         enc.addRecord(t.template, t.values(record as FlowRecord));
       } catch (err) {
@@ -72,5 +79,10 @@ export class ExportSession {
       }
     }
     return { chunks: enc.flush(), invalid, templatesSent, ...(firstError !== undefined && { firstError }) };
+  }
+
+  #announce(t: ExportTemplate): void {
+    this.#encoder.addTemplate(t.template);
+    this.#announced.add(t);
   }
 }
