@@ -87,7 +87,7 @@ export function nfdumpMessages(messages: readonly Uint8Array[], signal?: AbortSi
     if (files.length === 0) throw new FlowaggError(HARNESS_TOOL_FAILED, `nfcapd wrote no file; its output:\n${output}`);
     const flows: NfdumpFlow[] = [];
     for (const f of files.sort()) {
-      const run = await runTool('nfdump', ['-r', join(dir, f), '-o', 'json'], { timeoutMs: 120_000, ...(signal && { signal }) });
+      const run = await runTool('nfdump', ['-r', join(dir, f), '-o', 'json'], { timeoutMs: 120_000, env: { TZ: 'UTC' }, ...(signal && { signal }) });
       flows.push(...(JSON.parse(run.stdout.trim() === '' ? '[]' : run.stdout) as NfdumpFlow[]));
     }
     return flows;

@@ -1,4 +1,5 @@
-// How tshark's cflow dissector (4.0) names and prints the information elements softflowd sends, and how
+// How tshark's cflow dissector (4.0) names and prints the information elements softflowd sends (as IPFIX,
+// NetFlow v9 or v5, whose fields tshark prints under the same names), and those of flowagg's flow template, and how
 // to turn its text back into comparable values: integers as bigint, addresses and strings as text,
 // absolute times as bigint nanoseconds since the epoch, sysUpTime times as bigint milliseconds.
 // RFC 5103 reverse elements (PEN 29305) print under the same names as their forward elements.
@@ -53,15 +54,22 @@ const CFLOW_FIELDS: ReadonlyMap<number, CflowField> = new Map([
   [6, integer('cflow.tcpflags')],
   [7, integer('cflow.srcport')],
   [8, text('cflow.srcaddr')],
+  [9, integer('cflow.srcmask')],
   [10, integer('cflow.inputint')],
   [11, integer('cflow.dstport')],
   [12, text('cflow.dstaddr')],
+  [13, integer('cflow.dstmask')],
   [14, integer('cflow.outputint')],
+  [15, text('cflow.nexthop')],
+  [16, integer('cflow.srcas')],
+  [17, integer('cflow.dstas')],
   [21, upTime('cflow.timeend', 'cflow.abstimeend')],
   [22, upTime('cflow.timestart', 'cflow.abstimestart')],
   [27, text('cflow.srcaddrv6')],
   [28, text('cflow.dstaddrv6')],
   [32, integer('cflow.icmp_type_code_ipv4')],
+  [34, integer('cflow.sampling_interval')],
+  [35, integer('cflow.sampling_algorithm')],
   [60, integer('cflow.ip_version')],
   [61, integer('cflow.direction')],
   [82, text('cflow.if_name')],

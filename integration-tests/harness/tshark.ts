@@ -1,13 +1,15 @@
-// tshark as an independent IPFIX decoder: export messages are written to a pcap as UDP datagrams to the
-// collector port, tshark's cflow dissector decodes them (`-T json --no-duplicate-keys`), and its output
-// becomes one TsharkRecord per data record, interpreted with the templates tshark itself decoded.
+// tshark as an independent IPFIX and NetFlow decoder: export messages (IPFIX messages, NetFlow v9 or v5
+// packets) are written to a pcap as UDP datagrams to the collector port, tshark's cflow dissector decodes
+// them (`-T json --no-duplicate-keys`), and its output becomes one TsharkRecord per data record,
+// interpreted with the templates tshark itself decoded (v5: its fixed record, as IANA elements).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FlowaggError } from '../../lib/errors.js';
 import { ethernetFrame } from './packets.js';
 import { writePcap } from '../../lib/capture/testing/pcap-files.js';
-import { type CflowValue, cflowField } from './tshark-fields.js';
+import { type CflowValue, cflowField, parseTsharkRelativeMs } from './tshark-fields.js';
+import { SCOPE_FIELDS } from '../../lib/ipfix/netflow-fields.js';
 import { HARNESS_TOOL_OUTPUT, runTool } from './tools.js';
 
 export interface Endpoint {
@@ -35,7 +37,11 @@ export interface TsharkRecord {
 export interface TsharkMessageHeader {
   readonly exportTime: number;
   readonly sequenceNumber: number;
+  /** IPFIX's observation domain; NetFlow v9's Source ID; v5's engine type × 256 + engine id. */
   readonly observationDomainId: number;
+  /** NetFlow: the header's sysUpTime in ms, and (v5) its unix_nsecs. */
+  readonly sysUpTimeMs?: number;
+  readonly unixNsecs?: number;
 }
 
 export interface TsharkDecode {
@@ -99,14 +105,39 @@ function leaves(obj: Json, out = new Map<string, string[]>(), name = ''): Map<st
   return out;
 }
 
+/** NetFlow v9 scope fields, as tshark names their values, by v9 scope type (RFC 3954 §6.1). */
+const SCOPE_NAMES: ReadonlyMap<number, string> = new Map([[2, 'cflow.scope_interface']]);
+/** The scope fields of v9 options templates, which tshark names apart from data fields of the same element. */
+const scopeNames = new WeakMap<TsharkTemplateField, string>();
+
 function templateFields(template: JsonObject): TsharkTemplateField[] {
-  return children(template, 'Field (').map((f) => ({
-    pen: str(f, 'cflow.template_ipfix_pen_provided') === '1' ? Number(str(f, 'cflow.template_ipfix_field_pen')) : 0,
-    // An element of an enterprise tshark has no dictionary for is typed "_enterprise".
-    id: Number(str(f, typeof f['cflow.template_ipfix_field_type'] === 'string' ? 'cflow.template_ipfix_field_type' : 'cflow.template_ipfix_field_type_enterprise')),
-    length: Number(str(f, 'cflow.template_field_length')),
-  }));
+  return children(template, 'Field (').map((f) => {
+    const length = Number(str(f, 'cflow.template_field_length'));
+    // NetFlow v9: a type and a length, no enterprise; scope types are numbered apart, as the codec maps them.
+    if (typeof f['cflow.template_field_type'] === 'string') return { pen: 0, id: Number(str(f, 'cflow.template_field_type')), length };
+    if (typeof f['cflow.scope_field_type'] === 'string') {
+      const type = Number(str(f, 'cflow.scope_field_type'));
+      const name = SCOPE_NAMES.get(type);
+      if (name === undefined) throw new FlowaggError(HARNESS_TOOL_OUTPUT, `no tshark name known for NetFlow v9 scope type ${type}: add it to tshark.ts`);
+      const field = { pen: 0, id: SCOPE_FIELDS.get(type)!, length };
+      scopeNames.set(field, name);
+      return field;
+    }
+    return {
+      pen: str(f, 'cflow.template_ipfix_pen_provided') === '1' ? Number(str(f, 'cflow.template_ipfix_field_pen')) : 0,
+      // An element of an enterprise tshark has no dictionary for is typed "_enterprise".
+      id: Number(str(f, typeof f['cflow.template_ipfix_field_type'] === 'string' ? 'cflow.template_ipfix_field_type' : 'cflow.template_ipfix_field_type_enterprise')),
+      length: Number(str(f, 'cflow.template_field_length')),
+    };
+  });
 }
+
+/** NetFlow v5's record as tshark prints it ("pdu i/n"), as IANA elements in record order, the pads left out. */
+const V5_FIELDS: readonly TsharkTemplateField[] = [
+  [8, 4], [12, 4], [15, 4], [10, 2], [14, 2], [2, 4], [1, 4], [22, 4], [21, 4], [7, 2], [11, 2], [6, 1], [4, 1], [5, 1], [16, 2], [17, 2], [9, 1], [13, 1],
+].map(([id, length]) => ({ pen: 0, id: id!, length: length! }));
+/** The template id v5 records have in flowagg (netflow-v5.ts). */
+const V5_TEMPLATE_ID = 0;
 
 function dataRecord(frame: number, templateId: number, fields: readonly TsharkTemplateField[], flow: JsonObject): TsharkRecord {
   const values = leaves(flow);
@@ -125,7 +156,8 @@ function dataRecord(frame: number, templateId: number, fields: readonly TsharkTe
     frame,
     templateId,
     fields: fields.map((f) => {
-      const { names, parse } = cflowField(f.pen, f.id);
+      const scope = scopeNames.get(f);
+      const { names, parse } = scope === undefined ? cflowField(f.pen, f.id) : { names: [[scope]], parse: (t: readonly string[]) => BigInt(t[0]!) };
       return { ...f, value: parse(names.map(next)) };
     }),
   };
@@ -144,10 +176,19 @@ export function parseCflowJson(json: unknown): TsharkDecode {
     if (!isObject(cflow)) throw new FlowaggError(HARNESS_TOOL_OUTPUT, `tshark JSON: frame ${index + 1} has no cflow layer`);
     const all = leaves(cflow);
     const header = (name: string) => Number(all.get(name)?.[0] ?? NaN);
-    headers.push({ exportTime: header('cflow.exporttime'), sequenceNumber: header('cflow.sequence'), observationDomainId: header('cflow.od_id') });
+    const version = header('cflow.version');
+    headers.push(version !== 9 && version !== 5
+      ? { exportTime: header('cflow.exporttime'), sequenceNumber: header('cflow.sequence'), observationDomainId: header('cflow.od_id') }
+      : {
+          exportTime: header('cflow.unix_secs'), sequenceNumber: header('cflow.sequence'),
+          observationDomainId: version === 9 ? header('cflow.source_id') : header('cflow.engine_type') * 256 + header('cflow.engine_id'),
+          sysUpTimeMs: Number(parseTsharkRelativeMs(all.get('cflow.sysuptime')?.[0] ?? '')),
+          ...(version === 5 && { unixNsecs: header('cflow.unix_nsecs') }),
+        });
     const expert = all.get('_ws.expert.message') ?? [];
     warnings.push(...expert.map((m) => `frame ${index + 1}: ${m}`));
-    for (const set of children(cflow, 'Set ')) {
+    for (const pdu of children(cflow, 'pdu ')) records.push(dataRecord(index + 1, V5_TEMPLATE_ID, V5_FIELDS, pdu));
+    for (const set of [...children(cflow, 'Set '), ...children(cflow, 'FlowSet ')]) {
       for (const t of [...children(set, 'Template ('), ...children(set, 'Options Template (')]) {
         templates.set(Number(str(t, 'cflow.template_id')), templateFields(t));
       }
@@ -169,7 +210,7 @@ export interface TsharkOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Decodes IPFIX messages with tshark (each as a UDP datagram to the collector port). */
+/** Decodes IPFIX messages or NetFlow packets with tshark (each as a UDP datagram to the collector port). */
 export async function tsharkDecodeIpfix(messages: readonly Uint8Array[], opts: TsharkOptions = {}): Promise<TsharkDecode> {
   const collector = opts.collector ?? DEFAULT_COLLECTOR;
   const dir = await mkdtemp(join(tmpdir(), 'flowagg-tshark-'));
