@@ -9,6 +9,8 @@ export interface Run {
   readonly child: FlowaggChild;
   readonly tcpPort: number;
   readonly httpPort: number;
+  /** Every collector's bound port: udp, tcp, tls, grpc, netflow. */
+  readonly collectors: Readonly<Record<string, number>>;
 }
 
 /** `args` after `run` (e.g. `--config FILE`); `env` adds FLOWAGG_CFG_ overrides and the like. */
@@ -17,7 +19,7 @@ export async function startRun(dir: string, opts: { env?: NodeJS.ProcessEnv; arg
   await child.ready;
   const line = child.stderr().split('\n').find((l) => l.includes(RUNNING))!;
   const started = JSON.parse(line) as { collectors: Record<string, number>; http: number };
-  return { child, tcpPort: started.collectors.tcp!, httpPort: started.http };
+  return { child, tcpPort: started.collectors.tcp!, httpPort: started.http, collectors: started.collectors };
 }
 
 export async function stopRun(run: Run): Promise<void> {

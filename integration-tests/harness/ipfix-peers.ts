@@ -31,12 +31,13 @@ async function inTempDir<T>(prefix: string, fn: (dir: string) => Promise<T>): Pr
   }
 }
 
-export function ipfixDumpMessages(messages: readonly Uint8Array[], signal?: AbortSignal): Promise<Dump> {
+/** ipfixDump's decoding of the messages, and the warnings it printed (problems it found in them). */
+export function ipfixDumpMessages(messages: readonly Uint8Array[], signal?: AbortSignal): Promise<Dump & { warnings: string[] }> {
   return inTempDir('flowagg-ipfixdump-', async (dir) => {
     await writeFile(join(dir, 'export.ipfix'), Buffer.concat(messages));
     await writeFile(join(dir, 'antrea.xml'), antreaElementsXml());
     const run = await runTool('ipfixDump', ['-e', join(dir, 'antrea.xml'), '--in', join(dir, 'export.ipfix')], { timeoutMs: 120_000, env: { TZ: 'UTC' }, ...(signal && { signal }) });
-    return parseIpfixDump(run.stdout);
+    return { ...parseIpfixDump(run.stdout), warnings: run.stderr.split('\n').filter((l) => l.trim() !== '') };
   });
 }
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { FlowaggError } from '../../lib/errors.js';
 import { ethernetFrame } from './packets.js';
 import { writePcap } from '../../lib/capture/testing/pcap-files.js';
-import { type CflowValue, cflowField, parseTsharkRelativeMs } from './tshark-fields.js';
+import { type CflowValue, cflowField, parseTsharkRelativeMs, REVERSE_PEN } from './tshark-fields.js';
 import { SCOPE_FIELDS } from '../../lib/ipfix/netflow-fields.js';
 import { HARNESS_TOOL_OUTPUT, runTool } from './tools.js';
 
@@ -105,10 +105,13 @@ function leaves(obj: Json, out = new Map<string, string[]>(), name = ''): Map<st
   return out;
 }
 
-/** NetFlow v9 scope fields, as tshark names their values, by v9 scope type (RFC 3954 §6.1). */
-const SCOPE_NAMES: ReadonlyMap<number, string> = new Map([[2, 'cflow.scope_interface']]);
+/** NetFlow v9 scope fields, as tshark names and prints their values (System as bytes), by v9 scope type (RFC 3954 §6.1). */
+const SCOPE_NAMES: ReadonlyMap<number, { readonly name: string; readonly parse: (text: string) => bigint }> = new Map([
+  [1, { name: 'cflow.scope_system', parse: (text: string) => BigInt(`0x${text.replaceAll(':', '')}`) }],
+  [2, { name: 'cflow.scope_interface', parse: (text: string) => BigInt(text) }],
+]);
 /** The scope fields of v9 options templates, which tshark names apart from data fields of the same element. */
-const scopeNames = new WeakMap<TsharkTemplateField, string>();
+const scopeNames = new WeakMap<TsharkTemplateField, { readonly name: string; readonly parse: (text: string) => bigint }>();
 
 function templateFields(template: JsonObject): TsharkTemplateField[] {
   return children(template, 'Field (').map((f) => {
@@ -139,7 +142,10 @@ const V5_FIELDS: readonly TsharkTemplateField[] = [
 /** The template id v5 records have in flowagg (netflow-v5.ts). */
 const V5_TEMPLATE_ID = 0;
 
-function dataRecord(frame: number, templateId: number, fields: readonly TsharkTemplateField[], flow: JsonObject): TsharkRecord {
+const isStandard = (f: TsharkTemplateField) => f.pen === 0 || f.pen === REVERSE_PEN;
+
+function dataRecord(frame: number, templateId: number, all: readonly TsharkTemplateField[], flow: JsonObject, standardOnly: boolean): TsharkRecord {
+  const fields = standardOnly ? all.filter(isStandard) : all;
   const values = leaves(flow);
   const taken = new Map<string, number>();
   const next = (alternatives: readonly string[]): string => {
@@ -157,14 +163,15 @@ function dataRecord(frame: number, templateId: number, fields: readonly TsharkTe
     templateId,
     fields: fields.map((f) => {
       const scope = scopeNames.get(f);
-      const { names, parse } = scope === undefined ? cflowField(f.pen, f.id) : { names: [[scope]], parse: (t: readonly string[]) => BigInt(t[0]!) };
+      const { names, parse } = scope === undefined ? cflowField(f.pen, f.id) : { names: [[scope.name]], parse: (t: readonly string[]) => scope.parse(t[0]!) };
       return { ...f, value: parse(names.map(next)) };
     }),
   };
 }
 
 /** Turns `tshark -T json --no-duplicate-keys` output for cflow packets into data records. */
-export function parseCflowJson(json: unknown): TsharkDecode {
+export function parseCflowJson(json: unknown, opts: { readonly standardOnly?: boolean } = {}): TsharkDecode {
+  const standardOnly = opts.standardOnly ?? false;
   if (!Array.isArray(json)) throw new FlowaggError(HARNESS_TOOL_OUTPUT, 'tshark JSON: expected an array of packets');
   const templates = new Map<number, TsharkTemplateField[]>();
   const headers: TsharkMessageHeader[] = [];
@@ -187,7 +194,7 @@ export function parseCflowJson(json: unknown): TsharkDecode {
         });
     const expert = all.get('_ws.expert.message') ?? [];
     warnings.push(...expert.map((m) => `frame ${index + 1}: ${m}`));
-    for (const pdu of children(cflow, 'pdu ')) records.push(dataRecord(index + 1, V5_TEMPLATE_ID, V5_FIELDS, pdu));
+    for (const pdu of children(cflow, 'pdu ')) records.push(dataRecord(index + 1, V5_TEMPLATE_ID, V5_FIELDS, pdu, standardOnly));
     for (const set of [...children(cflow, 'Set '), ...children(cflow, 'FlowSet ')]) {
       for (const t of [...children(set, 'Template ('), ...children(set, 'Options Template (')]) {
         templates.set(Number(str(t, 'cflow.template_id')), templateFields(t));
@@ -197,7 +204,7 @@ export function parseCflowJson(json: unknown): TsharkDecode {
       const templateId = Number(str(set, 'cflow.flowset_id'));
       const fields = templates.get(templateId);
       if (fields === undefined) throw new FlowaggError(HARNESS_TOOL_OUTPUT, `tshark frame ${index + 1}: data set ${templateId} before its template`);
-      for (const flow of flows) records.push(dataRecord(index + 1, templateId, fields, flow));
+      for (const flow of flows) records.push(dataRecord(index + 1, templateId, fields, flow, standardOnly));
     }
   });
   return { headers, records, warnings };
@@ -208,6 +215,11 @@ export interface TsharkOptions {
   readonly collector?: Endpoint;
   /** Kills tshark when aborted (pass the test's `t.signal`). */
   readonly signal?: AbortSignal;
+  /**
+   * Only IANA and RFC 5103 reverse elements: those of enterprises tshark has no dictionary for are left out
+   * (it prints nothing for their empty values, so a record with one cannot be read field by field).
+   */
+  readonly standardOnly?: boolean;
 }
 
 /** Decodes IPFIX messages or NetFlow packets with tshark (each as a UDP datagram to the collector port). */
@@ -223,8 +235,29 @@ export async function tsharkDecodeIpfix(messages: readonly Uint8Array[], opts: T
       ['-n', '-r', path, '-o', 'cflow.max_template_fields:256', '-d', `udp.port==${collector.port},cflow`, '-T', 'json', '--no-duplicate-keys'],
       { timeoutMs: 120_000, env: { TZ: 'UTC' }, signal: opts.signal },
     );
-    return parseCflowJson(JSON.parse(run.stdout));
+    return parseCflowJson(JSON.parse(run.stdout), { standardOnly: opts.standardOnly ?? false });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** tshark's flow records: those with addresses (options records left out, as ingest leaves them out of flows.raw). */
+export function tsharkFlows(decoded: TsharkDecode): TsharkRecord[] {
+  return decoded.records.filter((r) => r.fields.some((f) => f.pen === 0 && (f.id === 8 || f.id === 27)));
+}
+
+/**
+ * A flow's start and end in ms since the epoch as tshark gives them: its absolute times (flowStart/End
+ * Seconds or Milliseconds), or the NetFlow header's unix time less sysUpTime plus its relative ones.
+ */
+export function tsharkFlowTimes(decoded: TsharkDecode, r: TsharkRecord): [number, number] {
+  const h = decoded.headers[r.frame - 1]!;
+  const time = (relative: number, absolute: readonly number[]): number => {
+    const rel = r.fields.find((f) => f.pen === 0 && f.id === relative);
+    if (rel !== undefined) return h.exportTime * 1000 + Math.floor((h.unixNsecs ?? 0) / 1e6) - h.sysUpTimeMs! + Number(rel.value);
+    const abs = r.fields.find((f) => f.pen === 0 && absolute.includes(f.id));
+    if (abs === undefined) throw new FlowaggError(HARNESS_TOOL_OUTPUT, `tshark frame ${r.frame}, template ${r.templateId}: a flow without a time`);
+    return Number((abs.value as bigint) / 1_000_000n);
+  };
+  return [time(22, [150, 152]), time(21, [151, 153])];
 }

@@ -17,7 +17,7 @@ import { type NfdumpFlow, nfdumpMessages } from '../harness/ipfix-peers.js';
 import { type SoftflowdTimeFormat } from '../harness/softflowd.js';
 import { exportTraffic, type TrafficExport } from '../harness/softflowd-export.js';
 import { conversationMix, renderTraffic } from '../harness/traffic.js';
-import { type TsharkDecode, type TsharkRecord, tsharkDecodeIpfix } from '../harness/tshark.js';
+import { tsharkDecodeIpfix, tsharkFlows, tsharkFlowTimes } from '../harness/tshark.js';
 import { NFCAPD, NFDUMP, requireTools, SOFTFLOWD, TSHARK } from '../harness/tools.js';
 import { type ComparableRecord, fromDecoded } from './comparable.js';
 
@@ -64,23 +64,6 @@ function withoutPads(r: DataRecord): DataRecord {
   return { template: { ...r.template, fields: keep.map((i) => r.template.fields[i]!) }, values: keep.map((i) => r.values[i]!) };
 }
 
-/** tshark's flow records (its options records left out, as ingest leaves them out of flows.raw). */
-function tsharkFlows(theirs: TsharkDecode): TsharkRecord[] {
-  return theirs.records.filter((r) => r.fields.some((f) => f.id === 8 || f.id === 27));
-}
-
-/** A flow's start and end as tshark gives them: absolute, or the header's unix time less sysUpTime plus the relative time. */
-function tsharkTimes(theirs: TsharkDecode, r: TsharkRecord): [number, number] {
-  const h = theirs.headers[r.frame - 1]!;
-  const boot = h.exportTime * 1000 + Math.floor((h.unixNsecs ?? 0) / 1e6) - h.sysUpTimeMs!;
-  const time = (relative: number, absolute: number) => {
-    const f = r.fields.find((x) => x.id === relative) ?? r.fields.find((x) => x.id === absolute);
-    assert.ok(f, `packet ${r.frame}: a flow with a time`);
-    return f.id === relative ? boot + Number(f.value) : Number((f.value as bigint) / 1_000_000n);
-  };
-  return [time(22, 152), time(21, 153)];
-}
-
 const untimed = <T extends { startUs: number; endUs: number }>(r: T) => ({ ...r, startUs: 0, endUs: 0 });
 
 describe('NetFlow from softflowd, against tshark and nfdump', () => {
@@ -95,7 +78,7 @@ describe('NetFlow from softflowd, against tshark and nfdump', () => {
       assert.equal(flows.length, exp.run.stats.recordsExported, 'flow records = records softflowd says it exported');
       const theirFlows = tsharkFlows(theirs);
       assert.equal(theirFlows.length, flows.length);
-      flows.forEach((f, i) => assert.deepEqual([f.flowStartMilliseconds, f.flowEndMilliseconds], tsharkTimes(theirs, theirFlows[i]!), `flow ${i + 1}: absolute times`));
+      flows.forEach((f, i) => assert.deepEqual([f.flowStartMilliseconds, f.flowEndMilliseconds], tsharkFlowTimes(theirs, theirFlows[i]!), `flow ${i + 1}: absolute times`));
       // The flows put into the capture (times aside: v9's header says unix time in whole seconds; ingest's test checks them).
       const views = ours.flatMap((r) => flowView(r.fields, 0n) ?? []).map(untimed);
       const expected = exp.expected.map(untimed);
