@@ -43,7 +43,8 @@ export function ipfixDumpMessages(messages: readonly Uint8Array[], signal?: Abor
 
 export type NfdumpFlow = Readonly<Record<string, string | number>>;
 
-async function freeUdpPort(): Promise<number> {
+/** A UDP port free on 127.0.0.1 (bound, then closed). */
+export async function freeUdpPort(): Promise<number> {
   const s = createSocket('udp4');
   await new Promise<void>((resolve) => s.bind(0, '127.0.0.1', () => resolve()));
   const { port } = s.address();

@@ -67,8 +67,20 @@ function opaqueOf(ie: InfoElement): InfoElement {
   return o;
 }
 
+/** Elements by (scope, type, length): templates are decoded again at every refresh, field by field. */
+const memo = new Map<number, InfoElement>();
+const MAX_MEMO = 65536;
+
 /** The element of a v9 field of `type` sent in `length` bytes (a scope field of an options template when `scope`). */
 export function netflowFieldElement(type: number, length: number, scope: boolean): InfoElement {
-  const ie = mappedElement(type, scope);
-  return validFieldLength(ie.type, length) && !LISTS.has(ie.type) ? ie : opaqueOf(ie);
+  const key = (scope ? 2 ** 32 : 0) + type * 65536 + length;
+  let ie = memo.get(key);
+  if (ie === undefined) {
+    const mapped = mappedElement(type, scope);
+    ie = validFieldLength(mapped.type, length) && !LISTS.has(mapped.type) ? mapped : opaqueOf(mapped);
+    // Bounded: whatever (type, length) pairs senders invent, at most MAX_MEMO are remembered.
+    if (memo.size >= MAX_MEMO) memo.clear();
+    memo.set(key, ie);
+  }
+  return ie;
 }
