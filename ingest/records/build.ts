@@ -22,7 +22,7 @@ export type RawField = (index: number) => Uint8Array;
 
 type Element = FlowRecordField & { kind: 'element' };
 
-/** Every field, so that all records share one shape instead of growing 126 properties one by one. */
+/** Every field, so that all records share one shape instead of growing 127 properties one by one. */
 const EMPTY_RECORD: Readonly<Record<string, unknown>> = Object.fromEntries(FLOW_RECORD_FIELDS.map((f) => [f.name, f.kind === 'default' ? undefined : null]));
 
 /** An element's typed value, or undefined when the typed field cannot hold it (then it goes to extras). */
