@@ -22,6 +22,9 @@ export type SessionProtocol = 'ipfix' | 'netflow_v9' | 'netflow_v5';
 
 let nextSessionNumber = 1;
 
+/** Domains (Source IDs, v5 engines) whose announced sampling a session keeps. */
+const MAX_SAMPLING_DOMAINS = 256;
+
 export interface SessionOptions {
   readonly templateTtlMs: number;
   readonly now: () => number;
@@ -76,10 +79,13 @@ export class ExporterSession {
     this.context.origin = sessionContext(this.#origin(port)).origin;
   }
 
-  /** The sampling table of a domain, made when first needed. */
+  /** The sampling table of a domain, made when first needed (a v5 sender may vary its engine at will: bounded). */
   samplingOf(observationDomainId: number): SamplingTable {
     let table = this.sampling.get(observationDomainId);
-    if (table === undefined) this.sampling.set(observationDomainId, (table = new SamplingTable()));
+    if (table === undefined) {
+      if (this.sampling.size >= MAX_SAMPLING_DOMAINS) this.sampling.clear();
+      this.sampling.set(observationDomainId, (table = new SamplingTable()));
+    }
     return table;
   }
 
