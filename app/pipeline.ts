@@ -21,6 +21,8 @@ import { RecordBuffer } from '../schemas/record-buffer.js';
 import { TranscoderCache } from '../ingest/records/transcoder-cache.js';
 import { ExporterSession } from '../ingest/session.js';
 import { transcodeMessage } from '../ingest/transcode-message.js';
+import { packetVersion } from '../lib/ipfix/netflow-message.js';
+import { NETFLOW_V5_VERSION, NETFLOW_V9_VERSION } from '../lib/ipfix/netflow-header.js';
 import { flowRecordReader } from '../schemas/flow-record.js';
 import { flowRecordToJson } from '../schemas/flow-record-json.js';
 import { type ProcessorConfig } from '../processor/config.js';
@@ -50,6 +52,10 @@ function endpointOf(exporter: string): { address: string; port: number } {
   return { address: host.startsWith('[') ? host.slice(1, -1) : host, port: Number(exporter.slice(colon + 1)) };
 }
 
+function netflowProtocol(version: number): 'netflow_v9' | 'netflow_v5' | undefined {
+  return version === NETFLOW_V9_VERSION ? 'netflow_v9' : version === NETFLOW_V5_VERSION ? 'netflow_v5' : undefined;
+}
+
 /** Decodes the capture into flows.raw; returns the records written and the problems reported. */
 async function ingestCapture(path: string, log: MessageLog, topic: string, io: PipelineIo): Promise<{ records: number; problems: number }> {
   const sessions = new Map<string, { session: ExporterSession; clock: { now: number } }>();
@@ -73,20 +79,24 @@ async function ingestCapture(path: string, log: MessageLog, topic: string, io: P
   try {
     for (const m of capturedMessages(path)) {
       if (m.kind === 'skipped') continue;
-      const key = m.exporter ?? '';
+      // A capture's datagrams may be NetFlow v9 or v5 (an IPFIX file holds IPFIX only): sessions of their own.
+      const protocol = m.exporter === undefined ? 'ipfix' : netflowProtocol(packetVersion(m.bytes)) ?? 'ipfix';
+      const key = `${protocol}|${m.exporter ?? ''}`;
       let entry = sessions.get(key);
       if (entry === undefined) {
         const clock = { now: 0 };
         const session = m.exporter === undefined
           ? new ExporterSession('file', { address: '', port: 0 }, { templateTtlMs: TEMPLATE_TTL_MS, now: () => clock.now })
-          : new ExporterSession('udp', endpointOf(m.exporter), { templateTtlMs: TEMPLATE_TTL_MS, now: () => clock.now });
+          : new ExporterSession('udp', endpointOf(m.exporter), { templateTtlMs: TEMPLATE_TTL_MS, now: () => clock.now }, protocol);
         entry = { session, clock };
         sessions.set(key, entry);
       }
       entry.clock.now = m.timestampMs ?? 0;
       const buf = Buffer.from(m.bytes);
       try {
-        const exportTime = buf.length >= 8 ? buf.readUInt32BE(4) : 0;
+        // The header's export time (NetFlow's unix seconds follow its sysUpTime) stands for the receive time.
+        const at = protocol === 'ipfix' ? 4 : 8;
+        const exportTime = buf.length >= at + 4 ? buf.readUInt32BE(at) : 0;
         const message = transcodeMessage(entry.session, buf, out, exportTime * 1000, transcoders);
         for (const e of message.errors) report(m.offset + (m.exporter === undefined ? (e.context.offset ?? 0) : 0), `${m.exporter ? `message from ${m.exporter}: ` : ''}${e.message}`, e.code);
         // The records are views into `out`, which never reuses a chunk: copying them is not needed.

@@ -9,7 +9,7 @@ import { flowRecordWriter } from '../schemas/flow-record.js';
 import { RecordBuffer } from '../schemas/record-buffer.js';
 import { contextFor, encodeRecord, type MessageFacts, referenceEncode } from '../ingest/records/testing/records.js';
 import { compileTranscoder } from '../ingest/records/transcode.js';
-import { type BenchResult, type Benchmark, measure } from './types.js';
+import { type BenchResult, type Benchmark, measureCpu } from './types.js';
 
 const RECORDS = 10_000;
 const ORIGIN = { exporterAddress: '192.168.77.12', exporterPort: 39012, transport: 'tls' } as const;
@@ -25,20 +25,6 @@ const cases: Case[] = [
   { name: 'Antrea agent template (43 IEs)', template: antreaAgentTemplate(), values: antreaAgentValues },
   { name: 'softflowd -v 10 template (16 IEs)', template: softflowdTemplate(), values: softflowdValues },
 ];
-
-/** Records/s of wall time (measure()) and per CPU-second of this process, the steadier figure on a shared machine. */
-async function timed(fn: () => void, records: number): Promise<{ wall: number; cpu: number }> {
-  let cpuSeconds = 0;
-  let calls = 0;
-  const wall = await measure(() => {
-    const c0 = process.cpuUsage();
-    fn();
-    const c = process.cpuUsage(c0);
-    cpuSeconds += (c.user + c.system) / 1e6;
-    calls++;
-  }, records);
-  return { wall, cpu: (calls * records) / cpuSeconds };
-}
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
@@ -61,12 +47,12 @@ const bench: Benchmark = async (log) => {
     const outBytes = out.valueEnd / RECORDS;
     log(`${c.name}: ${inBytes.toFixed(1)} IPFIX bytes/record → ${outBytes.toFixed(1)} bytes of key + single-object Avro`);
     const context = `load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} CPUs`;
-    const fast = await timed(transcodeAll, RECORDS);
+    const fast = await measureCpu(transcodeAll, RECORDS);
     results.push({
       name: `FlowRecord transcoder, ${c.name}`, value: fast.wall, unit: 'records/s',
       note: `IPFIX record bytes → flow key + Avro, ${inBytes.toFixed(0)} B → ${outBytes.toFixed(0)} B; ${fmt(fast.cpu)} records per CPU-second; ${context}`,
     });
-    const reference = await timed(() => {
+    const reference = await measureCpu(() => {
       for (const r of records) referenceEncode(c.template, r, msg, writer);
     }, RECORDS);
     results.push({

@@ -30,3 +30,17 @@ export async function measure(fn: () => void | Promise<void>, opsPerCall: number
   }
   return (calls * opsPerCall * 1000) / (performance.now() - start);
 }
+
+/** Records/s of wall time (measure()) and per CPU-second of this process, the steadier figure on a shared machine. */
+export async function measureCpu(fn: () => void, records: number, minMs?: number): Promise<{ wall: number; cpu: number }> {
+  let cpuSeconds = 0;
+  let calls = 0;
+  const wall = await measure(() => {
+    const c0 = process.cpuUsage();
+    fn();
+    const c = process.cpuUsage(c0);
+    cpuSeconds += (c.user + c.system) / 1e6;
+    calls++;
+  }, records, minMs);
+  return { wall, cpu: (calls * records) / cpuSeconds };
+}

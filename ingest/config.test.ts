@@ -48,3 +48,13 @@ test('the limits on hostile input have defaults sized for a 5,000-Node cluster, 
     (err: Error) => /reservedForKnownSources/.test(err.message) && /leaves none for an exporter that has not connected before/.test(err.message),
   );
 });
+
+test('NetFlow: off by default on 2055; its UDP port may not be IPFIX\'s, naming the key to change', () => {
+  assert.deepEqual(ingestConfig.parse({}).ingest.netflow, { enabled: false, port: 2055 });
+  assert.throws(() => ingestConfig.parse({ ingest: { netflow: { enabled: true, port: 4739 } } }), (err: Error) => {
+    assert.match(err.message, /the IPFIX and NetFlow collectors cannot both listen on UDP port 4739/);
+    assert.match(err.message, /ingest\.netflow\.port/);
+    return true;
+  });
+  assert.equal(ingestConfig.parse({ aggregatorTransportProtocol: 'tcp', ingest: { netflow: { enabled: true, port: 4739 } } }).ingest.netflow.port, 4739, 'TCP IPFIX and UDP NetFlow may share a number');
+});

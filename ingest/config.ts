@@ -37,6 +37,13 @@ export const ingestSection = z
     host: z.string().default('').describe('Address the collectors bind; "" is every IPv4 and IPv6 address (Antrea\'s ":4739").'),
     port: port.default(4739).describe('IPFIX port (IANA 4739) for UDP and TCP, and for TLS unless tlsPort says otherwise.'),
     tlsPort: port.optional().describe('TLS port when TCP and TLS run together (they cannot share one TCP port).'),
+    netflow: z
+      .strictObject({
+        enabled: z.boolean().default(false).describe('Collect NetFlow v9 and v5 (and IPFIX) over UDP on netflow.port. Off unless enabled; the quick start (`flowagg run` without a configuration file) enables it.'),
+        port: port.default(2055).describe('UDP port of the NetFlow collector (2055, the customary NetFlow port); the UDP limits of ingest.udp apply to it too.'),
+      })
+      .prefault({})
+      .describe('The NetFlow v9 (RFC 3954) and v5 collector (docs/netflow.md).'),
     udp: z
       .strictObject({
         maxDatagramBytes: z.number().int().min(512).max(65535).default(65535).describe('Largest datagram read; IPFIX messages are at most 65,535 bytes.'),
@@ -114,11 +121,11 @@ export const ingestConfigShape = {
 };
 
 /**
- * Checked on any schema built from ingestConfigShape: TCP and TLS cannot share a port, and the connection
- * slots kept for known exporters must leave some for new ones.
+ * Checked on any schema built from ingestConfigShape: TCP and TLS cannot share a port, nor UDP IPFIX and
+ * NetFlow, and the connection slots kept for known exporters must leave some for new ones.
  */
 export function refineIngestConfig(
-  cfg: { aggregatorTransportProtocol: Transport[]; ingest: { port: number; tlsPort?: number | undefined; tcp: { maxConnections: number; reservedForKnownSources: number } } },
+  cfg: { aggregatorTransportProtocol: Transport[]; ingest: { port: number; tlsPort?: number | undefined; netflow: { enabled: boolean; port: number }; tcp: { maxConnections: number; reservedForKnownSources: number } } },
   ctx: z.RefinementCtx,
 ): void {
   const { maxConnections, reservedForKnownSources } = cfg.ingest.tcp;
@@ -136,6 +143,14 @@ export function refineIngestConfig(
       code: 'custom',
       path: ['ingest', 'tlsPort'],
       message: `TCP and TLS cannot both listen on TCP port ${tlsPort}: set ingest.tlsPort to another port`,
+    });
+  }
+  const netflow = cfg.ingest.netflow;
+  if (netflow.enabled && protocols.includes('udp') && netflow.port === cfg.ingest.port && netflow.port !== 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ingest', 'netflow', 'port'],
+      message: `the IPFIX and NetFlow collectors cannot both listen on UDP port ${netflow.port}: set ingest.netflow.port to another port (it takes IPFIX too), or leave udp out of aggregatorTransportProtocol`,
     });
   }
 }

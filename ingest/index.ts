@@ -1,4 +1,5 @@
-// The ingest service: IPFIX collectors (UDP, TCP, TLS) and Antrea's gRPC collector (ingest/grpc) writing
+// The ingest service: IPFIX collectors (UDP, TCP, TLS), the NetFlow v9/v5 collector (UDP) and Antrea's gRPC
+// collector (ingest/grpc) writing
 // FlowRecords to flows.raw, and UDP templates shared with the other replicas through ipfix.templates.
 //
 // createIngest() is inert; start() creates the topics, loads the shared templates, obtains the TLS
@@ -49,8 +50,8 @@ export interface IngestDeps {
 }
 
 export interface Ingest extends Service {
-  /** Bound ports per transport, and of the gRPC collector (useful with port 0). */
-  readonly ports: Readonly<Partial<Record<Transport | 'grpc', number>>>;
+  /** Bound ports per transport, and of the gRPC and NetFlow collectors (useful with port 0). */
+  readonly ports: Readonly<Partial<Record<Transport | 'grpc' | 'netflow', number>>>;
   stats(): PipelineStats;
 }
 
@@ -84,7 +85,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
     ...(deps.now && { now: deps.now }),
     ...(deps.framing && { framing: deps.framing }),
   });
-  const ports: Partial<Record<Transport | 'grpc', number>> = {};
+  const ports: Partial<Record<Transport | 'grpc' | 'netflow', number>> = {};
   const grpcConfig = section.grpc;
   let grpc: GrpcCollector | undefined;
   const closers: (() => Promise<void>)[] = [];
@@ -97,17 +98,20 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
   let audit: RunningAudit | undefined;
   let ticks: ClockTicks | undefined;
 
+  async function listenDatagrams(port: number, kind: 'ipfix' | 'netflow'): Promise<number> {
+    const udp: UdpListener = await listenUdp(
+      { host: section.host, port, maxDatagramBytes: section.udp.maxDatagramBytes, receiveBufferBytes: section.udp.receiveBufferBytes },
+      (msg, from) => pipeline.datagram(msg, from, kind),
+      (from) => pipeline.oversizedDatagram(from),
+    );
+    closers.push(udp.close);
+    return udp.port;
+  }
+
   async function listen(): Promise<void> {
     const { host, port } = section;
-    if (protocols.includes('udp')) {
-      const udp: UdpListener = await listenUdp(
-        { host, port, maxDatagramBytes: section.udp.maxDatagramBytes, receiveBufferBytes: section.udp.receiveBufferBytes },
-        (msg, from) => pipeline.datagram(msg, from),
-        (from) => pipeline.oversizedDatagram(from),
-      );
-      closers.push(udp.close);
-      ports.udp = udp.port;
-    }
+    if (protocols.includes('udp')) ports.udp = await listenDatagrams(port, 'ipfix');
+    if (section.netflow.enabled) ports.netflow = await listenDatagrams(section.netflow.port, 'netflow');
     const streamOpts = {
       host, admission,
       onRefused: (reason: string, message: string, address: string, transport: 'tcp' | 'tls') => {
@@ -158,7 +162,8 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
       { topic: topics.flowsRaw, partitions: topics.flowsRawPartitions, cleanupPolicy: 'delete' },
       { topic: topics.templates, partitions: 1, cleanupPolicy: 'compact' },
     ]);
-    if (protocols.includes('udp')) {
+    // IPFIX over UDP arrives on the NetFlow port too.
+    if (protocols.includes('udp') || section.netflow.enabled) {
       templatesConsumer = await subscribeTemplates({
         log: deps.log,
         topic: topics.templates,

@@ -8,10 +8,10 @@ import { componentMetrics } from '../lib/telemetry/metrics.js';
 const m = componentMetrics('ingest');
 
 export const ingestMetrics = {
-  messages: m.counter('messages_total', 'IPFIX messages received', ['exporter', 'transport']),
+  messages: m.counter('messages_total', 'IPFIX messages and NetFlow packets received', ['exporter', 'transport']),
   records: m.counter('records_total', 'Flow data records decoded and queued for flows.raw', ['exporter', 'transport']),
   optionsRecords: m.counter('options_records_total', 'Options data records received (read for systemInitTimeMilliseconds, not written)', ['exporter']),
-  decodeErrors: m.counter('decode_errors_total', 'Problems in received IPFIX, by error code (sets or records skipped, or the message)', ['exporter', 'reason']),
+  decodeErrors: m.counter('decode_errors_total', 'Problems in received IPFIX or NetFlow, by error code (sets or records skipped, or the message)', ['exporter', 'reason']),
   skippedSets: m.counter('skipped_sets_total', 'Sets skipped whole, whose records cannot be counted (unknown template, layout mismatch, reserved set id)', ['exporter', 'reason']),
   skippedBytes: m.counter('skipped_bytes_total', 'Bytes of the sets skipped whole', ['exporter', 'reason']),
   droppedMessages: m.counter('dropped_messages_total', 'Messages not processed: queue_full (UDP under backpressure), malformed, oversized', ['exporter', 'reason']),
@@ -25,7 +25,8 @@ export const ingestMetrics = {
   transcoderEvictions: m.counter('transcoder_evictions_total', 'Compiled transcoders evicted from the shared cache (ingest.templates.maxLayouts)'),
   templatesPublished: m.counter('templates_published_total', 'UDP templates written to the ipfix.templates topic'),
   templatesUnpublished: m.counter('templates_unpublished_total', 'UDP templates not written to ipfix.templates (the sender\'s publication budget was spent); published at its next refresh'),
-  sequenceLost: m.counter('sequence_lost_records_total', 'Data records lost in transit, from gaps in IPFIX sequence numbers this replica can judge', ['exporter', 'transport']),
+  sequenceLost: m.counter('sequence_lost_records_total', 'Data records lost in transit, from gaps in IPFIX (and NetFlow v5) sequence numbers this replica can judge', ['exporter', 'transport']),
+  sequenceLostPackets: m.counter('sequence_lost_packets_total', 'NetFlow v9 packets lost in transit, from gaps in their sequence numbers (v9 numbers packets, not records)', ['exporter', 'transport']),
   sequenceLate: m.counter('sequence_late_records_total', 'Data records in messages that arrived after later ones (reordered)', ['exporter', 'transport']),
   sequenceResets: m.counter('sequence_resets_total', 'Sequence number jumps too large to be loss: exporter restarts', ['exporter', 'transport']),
   auditLost: m.counter('sequence_audit_lost_records_total', 'Records an exporter numbered that are not in flows.raw, across every replica (sequence audit)', ['exporter']),

@@ -1,4 +1,5 @@
-// The collector's data path, between the listeners and the log: a message arrives on a session, is
+// The collector's data path, between the listeners and the log: a message (IPFIX, or a NetFlow v9 or v5
+// packet on the NetFlow port) arrives on a session, is
 // transcoded into FlowRecords (transcode-message.ts), accounted (sequence gaps, errors, per-exporter
 // counters) and queued for flows.raw (produce-queue.ts). Backpressure is decided here: while the queue is
 // throttled, stream sessions pause (listeners/stream.ts) and UDP datagrams are still decoded, so that
@@ -28,7 +29,11 @@ import { ProduceQueue } from './produce-queue.js';
 import { RecordBuffer } from '../schemas/record-buffer.js';
 import { TranscoderCache } from './records/transcoder-cache.js';
 import { SequenceTracker, type SequenceVerdict } from './sequence-gaps.js';
-import { ExporterSession, type SessionOptions, UdpSessionTable } from './session.js';
+import { ExporterSession, type SessionOptions, type SessionProtocol, UdpSessionTable } from './session.js';
+import { IPFIX_VERSION } from '../lib/ipfix/message-header.js';
+import { NETFLOW_V5_VERSION, NETFLOW_V9_VERSION } from '../lib/ipfix/netflow-header.js';
+import { packetVersion } from '../lib/ipfix/netflow-message.js';
+import { IPFIX_ERR } from '../lib/ipfix/errors.js';
 import { type TranscodedMessage, transcodeMessage } from './transcode-message.js';
 
 export interface PipelineDeps {
@@ -63,6 +68,8 @@ export interface PipelineStats {
   skippedSets: number;
   skippedBytes: number;
   lostInTransit: number;
+  /** NetFlow v9 packets lost in transit (v9 numbers packets). */
+  lostPacketsInTransit: number;
   templates: number;
   transcoderLayouts: number;
   udpSessions: number;
@@ -98,7 +105,7 @@ export class Pipeline {
   readonly udpSessions: UdpSessionTable;
   readonly #streams = new Set<StreamEntry>();
   /** Datagrams waiting to be handled, in event-loop slices. */
-  readonly #datagrams: SlicedQueue<{ message: Buffer; from: Endpoint }>;
+  readonly #datagrams: SlicedQueue<{ message: Buffer; from: Endpoint; port: 'ipfix' | 'netflow' }>;
   readonly #sequences: SequenceTracker;
   readonly #out = new RecordBuffer();
   readonly #deps: PipelineDeps;
@@ -112,7 +119,7 @@ export class Pipeline {
   readonly #sessionOptions: SessionOptions;
   readonly #state = new WeakMap<ExporterSession, SessionState>();
   readonly #streamCounts = new Map<Transport, number>();
-  readonly #stats = { messages: 0, records: 0, written: 0, droppedRecords: 0, droppedMessages: 0, decodeErrors: 0, skippedSets: 0, skippedBytes: 0, lostInTransit: 0 };
+  readonly #stats = { messages: 0, records: 0, written: 0, droppedRecords: 0, droppedMessages: 0, decodeErrors: 0, skippedSets: 0, skippedBytes: 0, lostInTransit: 0, lostPacketsInTransit: 0 };
   #sequenceEvictions = 0;
   readonly #heardUdp = new WeakSet<ExporterSession>();
   #udpExporters = 0;
@@ -157,8 +164,13 @@ export class Pipeline {
     );
     // Every paused stream waits for one 'drain'.
     this.queue.setMaxListeners(0);
-    this.#datagrams = new SlicedQueue({ maxBytes: config.udp.backlogBytes, sliceMs: WORK_SLICE_MS }, ({ message, from }) => {
-      const session = this.udpSessions.get(from, (evicted) => this.#endUdpSession(evicted));
+    this.#datagrams = new SlicedQueue({ maxBytes: config.udp.backlogBytes, sliceMs: WORK_SLICE_MS }, ({ message, from, port }) => {
+      const protocol = port === 'ipfix' ? 'ipfix' : netflowPortProtocol(message);
+      if (protocol === undefined) {
+        this.#unknownVersion(message, from);
+        return;
+      }
+      const session = this.udpSessions.get(from, (evicted) => this.#endUdpSession(evicted), protocol);
       if (!this.#heardUdp.has(session)) {
         this.#heardUdp.add(session);
         this.#udpExporters++;
@@ -167,15 +179,28 @@ export class Pipeline {
     });
     this.udpSessions = new UdpSessionTable({
       templateTtlMs: config.templateTtl, maxSessions: config.udp.maxSessions, now: this.#now,
-      create: (exporter) => new ExporterSession('udp', exporter, this.#sessionOptions),
+      create: (exporter, protocol) => new ExporterSession('udp', exporter, this.#sessionOptions, protocol),
     });
   }
 
-  /** One UDP datagram: one IPFIX message, handled in a slice of the event loop soon. */
-  datagram(message: Buffer, from: Endpoint): void {
-    if (this.#datagrams.push({ message, from }, message.length)) return;
+  /**
+   * One UDP datagram: one IPFIX message (the IPFIX port), or on the NetFlow port one NetFlow v9 or v5 packet
+   * (IPFIX is taken there too, as many exporters send it to 2055); handled in a slice of the event loop soon.
+   */
+  datagram(message: Buffer, from: Endpoint, port: 'ipfix' | 'netflow' = 'ipfix'): void {
+    if (this.#datagrams.push({ message, from, port }, message.length)) return;
     this.#stats.droppedMessages++;
     metrics.droppedMessages.inc({ exporter: this.exporterLabels.of(from.address, false), reason: 'overload' });
+  }
+
+  /** A datagram on the NetFlow port that is neither NetFlow v5, v9 nor IPFIX: dropped and counted, no session made. */
+  #unknownVersion(message: Buffer, from: Endpoint): void {
+    const label = this.exporterLabels.of(from.address, false);
+    this.#stats.decodeErrors++;
+    this.#stats.droppedMessages++;
+    metrics.decodeErrors.inc({ exporter: label, reason: IPFIX_ERR.BAD_VERSION });
+    metrics.droppedMessages.inc({ exporter: label, reason: 'malformed' });
+    this.#warn(`version:${from.address}`, { exporter: from.address, version: packetVersion(message) }, 'dropped a datagram on the NetFlow port that is neither NetFlow v5, v9 nor IPFIX');
   }
 
   /** A UDP datagram larger than the configured maximum. */
@@ -289,13 +314,13 @@ export class Pipeline {
       metrics.decodeErrors.inc({ exporter: label, reason });
       metrics.droppedMessages.inc({ exporter: label, reason: 'malformed' });
       const detail = isFlowaggError(err) ? { err: err.message } : { err: errorMessage(err), stack: (err as Error).stack };
-      this.#warn(`decode:${exporter}:${reason}`, { exporter: session.id, ...detail }, 'dropped a malformed IPFIX message');
+      this.#warn(`decode:${exporter}:${reason}`, { exporter: session.id, ...detail }, `dropped a malformed ${session.protocol === 'ipfix' ? 'IPFIX message' : 'NetFlow packet'}`);
       return errorMessage(err);
     }
     for (const err of t.errors) {
       this.#stats.decodeErrors++;
       metrics.decodeErrors.inc({ exporter: label, reason: err.code });
-      this.#warn(`decode:${exporter}:${err.code}`, { exporter: session.id, err: err.message, ...err.context }, 'skipped part of an IPFIX message');
+      this.#warn(`decode:${exporter}:${err.code}`, { exporter: session.id, err: err.message, ...err.context }, `skipped part of ${session.protocol === 'ipfix' ? 'an IPFIX message' : 'a NetFlow packet'}`);
     }
     for (const skipped of t.skipped) {
       this.#stats.skippedSets++;
@@ -305,7 +330,8 @@ export class Pipeline {
     }
     if (t.templates.length > 0) {
       metrics.templates.inc({ source: 'exporter' }, t.templates.length);
-      if (session.transport === 'udp') this.#deps.onUdpTemplates?.(session.exporter, t.templates);
+      // ipfix.templates holds IPFIX templates only: a NetFlow exporter's are learned by the replica it reaches.
+      if (session.transport === 'udp' && session.protocol === 'ipfix') this.#deps.onUdpTemplates?.(session.exporter, t.templates);
     }
     const delivered = t.records.length > 0 || t.optionsRecords > 0 || t.templates.length > 0;
     if (delivered) {
@@ -336,7 +362,7 @@ export class Pipeline {
     state.valid = true;
     if (state.series.label === OVERFLOW_LABEL) {
       const label = this.exporterLabels.of(session.exporter.address);
-      if (label !== OVERFLOW_LABEL) state.series = exporterSeries(label, session.transport);
+      if (label !== OVERFLOW_LABEL) state.series = exporterSeries(label, session.context.origin.transport);
     }
     if (session.transport !== 'udp') this.#deps.onValidStream?.(session.exporter.address);
   }
@@ -347,16 +373,23 @@ export class Pipeline {
    * replica sees whole streams.
    */
   #account(session: ExporterSession, t: TranscodedMessage, exporter: string): void {
-    if (!t.hasData || (session.transport === 'udp' && this.#deps.udpSequenceAccounting === false)) return;
-    const known = t.errors.length === 0 ? t.records.length : undefined;
-    const verdict: SequenceVerdict = this.#sequences.observe(session.id, t.header.observationDomainId, t.header.sequenceNumber, known, t.optionsRecords);
+    if (session.transport === 'udp' && this.#deps.udpSequenceAccounting === false) return;
+    // NetFlow v9 numbers packets, template-only ones included (RFC 3954 §5.1): each packet that delivered
+    // something counts one. IPFIX and v5 number records.
+    const packets = session.protocol === 'netflow_v9';
+    if (packets ? !t.hasData && t.templates.length === 0 : !t.hasData) return;
+    const known = packets ? 1 : t.errors.length === 0 ? t.records.length : undefined;
+    const verdict: SequenceVerdict = this.#sequences.observe(session.id, t.header.observationDomainId, t.header.sequenceNumber, known, packets ? 0 : t.optionsRecords);
     if (this.#sequences.evicted > this.#sequenceEvictions) {
       metrics.sequenceStreamsEvicted.inc(this.#sequences.evicted - this.#sequenceEvictions);
       this.#sequenceEvictions = this.#sequences.evicted;
     }
     if (verdict.kind === 'in-order' || verdict.kind === 'start') return;
-    const labels = { exporter, transport: session.transport };
-    if (verdict.kind === 'gap') {
+    const labels = { exporter, transport: session.context.origin.transport };
+    if (verdict.kind === 'gap' && packets) {
+      this.#stats.lostPacketsInTransit += verdict.lost;
+      metrics.sequenceLostPackets.inc(labels, verdict.lost);
+    } else if (verdict.kind === 'gap') {
       this.#stats.lostInTransit += verdict.lost;
       metrics.sequenceLost.inc(labels, verdict.lost);
     } else if (verdict.kind === 'late') {
@@ -377,7 +410,7 @@ export class Pipeline {
   #stateOf(session: ExporterSession): SessionState {
     let s = this.#state.get(session);
     if (s === undefined) {
-      s = { series: exporterSeries(this.exporterLabels.of(session.exporter.address, false), session.transport), valid: false };
+      s = { series: exporterSeries(this.exporterLabels.of(session.exporter.address, false), session.context.origin.transport), valid: false };
       this.#state.set(session, s);
     }
     return s;
@@ -393,5 +426,15 @@ export class Pipeline {
     const n = (this.#streamCounts.get(transport) ?? 0) + delta;
     this.#streamCounts.set(transport, n);
     metrics.sessions.set({ transport }, n);
+  }
+}
+
+/** What a datagram on the NetFlow port is, by its version field; undefined for any other version. */
+function netflowPortProtocol(message: Buffer): SessionProtocol | undefined {
+  switch (packetVersion(message)) {
+    case NETFLOW_V9_VERSION: return 'netflow_v9';
+    case NETFLOW_V5_VERSION: return 'netflow_v5';
+    case IPFIX_VERSION: return 'ipfix';
+    default: return undefined;
   }
 }

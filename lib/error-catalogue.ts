@@ -103,14 +103,23 @@ export const ERROR_CATALOGUE: readonly CatalogueArea[] = [
     },
   },
   {
-    area: 'IPFIX decoding and encoding',
+    area: 'IPFIX and NetFlow decoding, IPFIX encoding',
     codes: {
       FLOWAGG_ERR_IPFIX_TRUNCATED_HEADER: { meaning: 'A message of fewer than 16 bytes: no IPFIX message header.', action: 'Check the exporter sends IPFIX; over UDP, a datagram cut by an MTU or a too small ingest.udp.maxDatagramBytes.' },
-      FLOWAGG_ERR_IPFIX_BAD_VERSION: { meaning: 'A message whose version field is not 10 (NetFlow v5 or v9, or not IPFIX at all).', action: 'Configure the exporter for IPFIX (version 10).' },
+      FLOWAGG_ERR_IPFIX_BAD_VERSION: {
+        meaning: 'A message whose version field is not 10 on an IPFIX port (NetFlow v5 or v9, or not IPFIX at all), or neither 5, 9 nor 10 on the NetFlow port.',
+        action: 'Send NetFlow v9 or v5 to ingest.netflow.port (with ingest.netflow.enabled: true), IPFIX to either; anything else is not a flow export.',
+      },
       FLOWAGG_ERR_IPFIX_LENGTH_MISMATCH: { meaning: "The header's length field disagrees with the bytes received (or is below 16).", action: 'Over UDP: raise ingest.udp.maxDatagramBytes or lower the exporter\'s message size; otherwise the exporter is faulty.' },
       FLOWAGG_ERR_IPFIX_SET_OVERRUNS_MESSAGE: { meaning: 'A set header announces more bytes than the message has left; the rest of the message is skipped.', action: 'The exporter is faulty or the message was corrupted in transit: report it with a capture (`flowagg decode`).' },
       FLOWAGG_ERR_IPFIX_SHORT_SET: { meaning: 'A set length below 4, or a set header cut off.', action: 'As for SET_OVERRUNS_MESSAGE: a faulty exporter or corruption.' },
-      FLOWAGG_ERR_IPFIX_RESERVED_SET_ID: { meaning: "A set id of 0, 1 or 4 to 255, reserved (0 and 1 are NetFlow v9's); the set is skipped.", action: 'Configure the exporter for IPFIX rather than NetFlow v9.' },
+      FLOWAGG_ERR_IPFIX_RESERVED_SET_ID: {
+        meaning: "A set id of 0, 1 or 4 to 255 in IPFIX (0 and 1 are NetFlow v9's), or of 2 to 255 in a NetFlow v9 packet; the set is skipped.",
+        action: 'In IPFIX: configure the exporter for IPFIX rather than NetFlow v9 (or send v9 to the NetFlow port). In v9: a faulty exporter; report it with a capture (`flowagg decode`).',
+      },
+      FLOWAGG_ERR_NETFLOW_TRUNCATED_HEADER: { meaning: 'A NetFlow packet shorter than its header (20 bytes for v9, 24 for v5).', action: 'A datagram cut by an MTU or a too small ingest.udp.maxDatagramBytes, or not NetFlow: check what sends to the NetFlow port.' },
+      FLOWAGG_ERR_NETFLOW_BAD_COUNT: { meaning: 'A NetFlow v5 packet whose record count is 0, above 30, or more than its bytes hold; the whole records it holds are still taken.', action: 'A faulty exporter, or a packet cut in transit: report it with a capture (`flowagg decode`).' },
+      FLOWAGG_ERR_NETFLOW_EMPTY_TEMPLATE: { meaning: 'A NetFlow v9 template record with no fields (v9 has no withdrawals); it is skipped.', action: 'A faulty exporter: report it with a capture (`flowagg decode`).' },
       FLOWAGG_ERR_IPFIX_UNKNOWN_TEMPLATE: {
         meaning: 'A data set for a template this session and observation domain does not know (yet); it is skipped and counted.',
         action: 'Normal for a moment after a restart over UDP, until the exporter resends its templates; if it lasts, shorten the exporter\'s template refresh interval.',

@@ -72,8 +72,8 @@ export interface Processor extends Service {
   setPodLabels(on: boolean): void;
 }
 
-type Totals = AggregatorCounters & { badRecords: number };
-const zeroTotals = (): Totals => ({ records: 0, stale: 0, late: 0, missingTimes: 0, created: 0, correlated: 0, exported: 0, uncorrelatedExported: 0, uncorrelatedDropped: 0, evicted: 0, deleted: 0, badRecords: 0 });
+type Totals = AggregatorCounters & { badRecords: number; passedThrough: number };
+const zeroTotals = (): Totals => ({ records: 0, stale: 0, late: 0, missingTimes: 0, created: 0, correlated: 0, exported: 0, uncorrelatedExported: 0, uncorrelatedDropped: 0, evicted: 0, deleted: 0, badRecords: 0, passedThrough: 0 });
 
 export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): Processor {
   const logger = deps.logger ?? componentLogger('processor');
@@ -113,7 +113,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   /** Adds what a task's work counted since its last report to the totals and the metrics. */
   function report(work: PartitionWork): void {
     const last = reported.get(work) ?? zeroTotals();
-    const current: Totals = { ...(work.aggregator?.counters ?? zeroTotals()), badRecords: work.badRecords };
+    const current: Totals = { ...(work.aggregator?.counters ?? zeroTotals()), badRecords: work.badRecords, passedThrough: work.passedThrough };
     const delta = (k: keyof Totals) => current[k] - last[k];
     for (const k of Object.keys(totals) as (keyof Totals)[]) totals[k] += delta(k);
     metrics.badRecords.labels('not_a_flow_record').inc(delta('badRecords'));
@@ -124,6 +124,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     metrics.uncorrelated.labels('exported').inc(delta('uncorrelatedExported'));
     metrics.uncorrelated.labels('dropped').inc(delta('uncorrelatedDropped'));
     metrics.evicted.inc(delta('evicted'));
+    metrics.passedThrough.inc(delta('passedThrough'));
     reported.set(work, current);
   }
 

@@ -13,6 +13,7 @@ export const processorMetrics = {
   late: m.counter('late_records_total', "Records whose event time was behind their partition's by more than processor.allowedLateness (aggregated all the same: into their flow if it is still held, else as a new one)"),
   correlated: m.counter('correlated_flows_total', 'Inter-Node flows whose two halves met'),
   uncorrelated: m.counter('uncorrelated_flows_total', 'Halves whose peer never came within the retry budget, by what happened to them', ['action']),
+  passedThrough: m.counter('passed_through_records_total', 'Aggregate mode: NetFlow v9/v5 records written to flows.processed as they came, never correlated with Antrea\'s halves nor aggregated'),
   evicted: m.counter('evicted_flows_total', 'Flows expired early because their partition held processor.maxFlowsPerPartition flows'),
   commits: m.counter('commits_total', 'Transactions committed (outputs, changelog and input offsets together)'),
   commitFailures: m.counter('commit_failures_total', 'Transactions that failed; the partition is rebuilt from its changelog', ['reason']),

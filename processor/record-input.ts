@@ -3,6 +3,7 @@
 // Antrea predicates of reference §5.3–5.4 (correlation needed, which Node reported it), and the flow key.
 import { FLOW_TYPE_FROM_EXTERNAL, FLOW_KEY_MAX_LENGTH, FlowKeyInput, writeFlowKey } from '../schemas/flow-key.js';
 import { fieldIndex, latin1, type ScannedRecord } from '../schemas/flow-record-scanner.js';
+import { transportIndex } from '../schemas/flow-record.js';
 
 export const FLOW_TYPE_INTRA_NODE = 1;
 export const FLOW_TYPE_INTER_NODE = 2;
@@ -14,6 +15,7 @@ export const END_OF_FLOW = 3;
 
 export const R = {
   exporterAddress: fieldIndex('exporterAddress'),
+  transport: fieldIndex('transport'),
   observationDomainId: fieldIndex('observationDomainId'),
   exportTime: fieldIndex('exportTime'),
   receiveTime: fieldIndex('receiveTime'),
@@ -59,6 +61,17 @@ export function isSetBytes(r: ScannedRecord, field: number): boolean {
  */
 export function isFromExternalIngressHalf(r: ScannedRecord): boolean {
   return r.num[R.flowType] === FLOW_TYPE_FROM_EXTERNAL && !r.hasText(R.destinationPodName) && (isSetBytes(r, R.proxySnatIPv4) || isSetBytes(r, R.proxySnatIPv6));
+}
+
+const NETFLOW = [transportIndex('netflow_v9'), transportIndex('netflow_v5')];
+
+/**
+ * A NetFlow record (a router's or a hypervisor's view of a flow): aggregate mode passes it through as it is,
+ * never into a flow of Antrea's halves that has its 5-tuple (docs/netflow.md).
+ */
+export function isNetflow(r: ScannedRecord): boolean {
+  const t = r.num[R.transport]!;
+  return t === NETFLOW[0] || t === NETFLOW[1];
 }
 
 /** Egress Drop/Reject or ingress Reject: the other Node never reports the flow (§5.3). */

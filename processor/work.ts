@@ -1,5 +1,6 @@
 // What a partition task does with its input records, by mode: aggregate (an Aggregator, with state and
-// a changelog) or proxy (stateless). Both read records with the compiled scanner; a value that is not a
+// a changelog; NetFlow records pass through it unaggregated) or proxy (stateless). Both read records with
+// the compiled scanner; a value that is not a
 // FlowRecord is counted and skipped (it is already in the log: skipping loses nothing accepted, and
 // stopping would stop the partition for good). Ingest's clock ticks (schemas/clock-tick.ts) move the
 // aggregation's clock and are no input of their own.
@@ -15,7 +16,7 @@ import { Aggregator, type AggregatorSettings } from './aggregate/aggregator.js';
 import { compileOutputEncoder } from './aggregate/output.js';
 import { type MetadataOptions } from './metadata-fill.js';
 import { ProxyChanges, proxyChanges, proxyHeader, referenceProxy, spliceRecord } from './proxy/transform.js';
-import { flowKeyString } from './record-input.js';
+import { flowKeyString, isNetflow } from './record-input.js';
 
 export interface PartitionWork {
   readonly mode: 'aggregate' | 'proxy';
@@ -35,6 +36,8 @@ export interface PartitionWork {
   readonly flows: number;
   /** Input values that were not FlowRecords. */
   readonly badRecords: number;
+  /** Aggregate mode: NetFlow records written out as they came. */
+  readonly passedThrough: number;
   readonly aggregator?: Aggregator;
 }
 
@@ -55,12 +58,38 @@ function badRecordReporter(logger: Logger): (record: LogRecord, err: unknown) =>
   };
 }
 
+/**
+ * Writes a record to flows.processed as it came, framed for the output topic: its bytes spliced with the
+ * changes asked for (none for a pass-through), or, for records of older writer schemas, re-encoded.
+ */
+class Forwarder {
+  private readonly header: Buffer;
+  private readonly out = new RecordBuffer();
+  private readonly reader = flowRecordReader();
+  private readonly writer;
+
+  constructor(framing: AvroFraming) {
+    this.header = proxyHeader(framing);
+    this.writer = flowRecordWriter(framing);
+  }
+
+  forward(record: LogRecord, r: ScannedRecord, changes: ProxyChanges): ProduceRecord {
+    const value = record.value!;
+    const out = r.current ? spliceRecord(r, changes, this.header, this.out) : referenceProxy(value, changes, this.reader, this.writer);
+    return { key: record.key ?? Buffer.from(flowKeyString(r), 'latin1'), value: out };
+  }
+}
+
 export class AggregateWork implements PartitionWork {
   readonly mode = 'aggregate';
   readonly aggregator: Aggregator;
   badRecords = 0;
+  passedThrough = 0;
   private readonly r = new ScannedRecord();
   private readonly reportBad: (record: LogRecord, err: unknown) => void;
+  private readonly forwarder: Forwarder;
+  private readonly unchanged = new ProxyChanges();
+  private passed: ProduceRecord[] = [];
 
   constructor(
     settings: AggregatorSettings,
@@ -68,6 +97,7 @@ export class AggregateWork implements PartitionWork {
   ) {
     this.aggregator = new Aggregator(settings, compileOutputEncoder(deps.framing), deps.metadata);
     this.reportBad = badRecordReporter(deps.logger);
+    this.forwarder = new Forwarder(deps.framing);
   }
 
   accept(record: LogRecord): boolean {
@@ -85,6 +115,13 @@ export class AggregateWork implements PartitionWork {
       this.badRecords++;
       return true;
     }
+    if (isNetflow(r)) {
+      // Not an Antrea half: never correlated nor aggregated, and no source of the partition's clock.
+      if (this.pending >= this.deps.budget) return false;
+      this.passed.push(this.forwarder.forward(record, r, this.unchanged));
+      this.passedThrough++;
+      return true;
+    }
     const t = ag.observe(r);
     if (!ag.expireDue(this.deps.budget)) return false;
     ag.add(r, t);
@@ -96,7 +133,11 @@ export class AggregateWork implements PartitionWork {
   }
 
   takeOutputs(): ProduceRecord[] {
-    return this.aggregator.takeOutputs();
+    const out = this.aggregator.takeOutputs();
+    if (this.passed.length === 0) return out;
+    out.push(...this.passed);
+    this.passed = [];
+    return out;
   }
 
   takeChangelog(out: ProduceRecord[], partition: number, inputOffset: number): void {
@@ -104,7 +145,7 @@ export class AggregateWork implements PartitionWork {
   }
 
   get pending(): number {
-    return this.aggregator.pending;
+    return this.aggregator.pending + this.passed.length;
   }
 
   get flows(): number {
@@ -115,30 +156,25 @@ export class AggregateWork implements PartitionWork {
 export class ProxyWork implements PartitionWork {
   readonly mode = 'proxy';
   badRecords = 0;
+  readonly passedThrough = 0;
   private readonly r = new ScannedRecord();
   private readonly changes = new ProxyChanges();
-  private readonly header: Buffer;
-  private readonly out = new RecordBuffer();
+  private readonly forwarder: Forwarder;
   private outputs: ProduceRecord[] = [];
   private readonly reportBad: (record: LogRecord, err: unknown) => void;
-  private readonly reader = flowRecordReader();
-  private readonly writer;
 
   constructor(private readonly deps: WorkDeps) {
-    this.header = proxyHeader(deps.framing);
-    this.writer = flowRecordWriter(deps.framing);
+    this.forwarder = new Forwarder(deps.framing);
     this.reportBad = badRecordReporter(deps.logger);
   }
 
   accept(record: LogRecord): boolean {
     if (clockTickTime(record) !== undefined) return true;
     const r = this.r;
-    const value = record.value ?? Buffer.alloc(0);
     try {
-      this.deps.scanner.scan(value, r);
+      this.deps.scanner.scan(record.value ?? Buffer.alloc(0), r);
       proxyChanges(r, this.deps.metadata, this.changes);
-      const out = r.current ? spliceRecord(r, this.changes, this.header, this.out) : referenceProxy(value, this.changes, this.reader, this.writer);
-      this.outputs.push({ key: record.key ?? Buffer.from(flowKeyString(r), 'latin1'), value: out });
+      this.outputs.push(this.forwarder.forward(record, r, this.changes));
     } catch (err) {
       this.reportBad(record, err);
       this.badRecords++;

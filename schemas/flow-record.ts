@@ -13,7 +13,7 @@ import { findElement } from '../lib/ipfix/registry.js';
 
 export const FLOW_RECORD_SCHEMA: unknown = JSON.parse(readFileSync(new URL('./flow-record.avsc', import.meta.url), 'utf8'));
 
-export type Transport = 'unknown' | 'udp' | 'tcp' | 'tls' | 'file' | 'grpc';
+export type Transport = 'unknown' | 'udp' | 'tcp' | 'tls' | 'file' | 'grpc' | 'netflow_v9' | 'netflow_v5';
 export type TimeSource = 'unknown' | 'seconds' | 'milliseconds' | 'microseconds' | 'nanoseconds' | 'deltaMicroseconds' | 'sysUpTime';
 export type TimeField = 'flowStart' | 'flowEnd';
 
@@ -133,6 +133,13 @@ export function describeFlowRecordFields(schema: unknown, type: avro.Type): Flow
 }
 
 export const FLOW_RECORD_TYPE = avro.Type.forSchema(FLOW_RECORD_SCHEMA as avro.Schema);
+
+const TRANSPORT_SYMBOLS = (FLOW_RECORD_SCHEMA as { fields: { name: string; type: { symbols?: string[] } }[] }).fields.find((f) => f.name === 'transport')!.type.symbols!;
+
+/** The index of a Transport symbol in the enum: what a scanner's num[] and a record's provenance hold (enums only grow, so every writer agrees). */
+export function transportIndex(transport: Transport): number {
+  return TRANSPORT_SYMBOLS.indexOf(transport);
+}
 export const FLOW_RECORD_FIELDS: readonly FlowRecordField[] = describeFlowRecordFields(FLOW_RECORD_SCHEMA, FLOW_RECORD_TYPE);
 
 export function flowRecordWriter(framing?: AvroFraming): AvroWriter<FlowRecord> {

@@ -59,6 +59,7 @@ async function npmStart(dataDir: string): Promise<Running> {
     ...process.env,
     FLOWAGG_LOG_LEVEL: 'info',
     FLOWAGG_CFG_INGEST_PORT: '0',
+    FLOWAGG_CFG_INGEST_NETFLOW_PORT: '0',
     FLOWAGG_CFG_APISERVER_APIPORT: '0',
     FLOWAGG_CFG_LOG_EMBEDDED_DIR: dataDir,
   };

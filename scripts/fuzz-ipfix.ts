@@ -1,8 +1,10 @@
 // `npm run fuzz [iterations] [seed]`: mutation-fuzzes the IPFIX decoder (default 100,000 mutations)
 // and the decode command's JSON and text formatting of whatever decodes, then the ingest transcoders
-// (transcodeMessage, every FlowRecord Avro-decoded) on as many mutations, and reports the counts.
+// (transcodeMessage, every FlowRecord Avro-decoded) on as many mutations, then the same two for NetFlow v9
+// and v5 packets, and reports the counts.
 // Exits 1 if anything other than an IpfixError was thrown.
-import { transcoderTarget } from '../ingest/records/testing/fuzz-target.js';
+import { netflowTranscoderTarget, transcoderTarget } from '../ingest/records/testing/fuzz-target.js';
+import { netflowDecoderTarget } from '../lib/ipfix/testing/netflow-fuzz.js';
 import { jsonLine, jsonLinePrefix, recordToText } from '../app/cli/commands/decode-format.js';
 import { decoderTarget, type FuzzReport, fuzzTarget } from '../lib/ipfix/testing/fuzz.js';
 
@@ -29,5 +31,6 @@ const decoder = decoderTarget((d) => {
     recordToText(r);
   }
 });
-const crashes = run('decoder', () => fuzzTarget(decoder, iterations, seed)) + run('ingest transcoders', () => fuzzTarget(transcoderTarget(), iterations, seed));
+const crashes = run('decoder', () => fuzzTarget(decoder, iterations, seed)) + run('ingest transcoders', () => fuzzTarget(transcoderTarget(), iterations, seed))
+  + run('NetFlow decoder', () => fuzzTarget(netflowDecoderTarget(), iterations, seed)) + run('NetFlow ingest transcoders', () => fuzzTarget(netflowTranscoderTarget(), iterations, seed));
 process.exitCode = crashes > 0 ? 1 : 0;

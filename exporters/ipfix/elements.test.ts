@@ -3,7 +3,8 @@
 // expected lists are written out here from the reference, not derived from elements.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { templateElements } from './elements.js';
+import { FLOW_RECORD_FIELDS, type FlowRecord } from '../../schemas/flow-record.js';
+import { flowTemplateElements, templateElements } from './elements.js';
 import { exportTemplates } from './templates.js';
 
 const V = 65535;
@@ -97,4 +98,18 @@ test('every template matches the reference element by element: name, enterprise,
 test('template ids are 256 (IPv4) and 257 (IPv6)', () => {
   const t = exportTemplates({ mode: 'Aggregate', includeK8sNames: true, includeK8sUIDs: false }, 7, '');
   assert.deepEqual([t.ipv4.template.id, t.ipv6.template.id, t.ipv4.template.observationDomainId], [256, 257, 7]);
+});
+
+test('the flow templates (258 IPv4, 259 IPv6) hold only IANA and RFC 5103 reverse elements, each a typed FlowRecord field, and are for records without a flowType', () => {
+  const t = exportTemplates({ mode: 'Proxy', includeK8sNames: true, includeK8sUIDs: false }, 7, '');
+  assert.deepEqual([t.flowIpv4.template.id, t.flowIpv6.template.id], [258, 259]);
+  const typed = new Set(FLOW_RECORD_FIELDS.flatMap((f) => (f.kind === 'element' || f.kind === 'time' ? [f.name] : [])));
+  for (const ipv6 of [false, true]) {
+    const fields = (ipv6 ? t.flowIpv6 : t.flowIpv4).template.fields;
+    assert.deepEqual(fields.filter((f) => f.ie.pen !== 0 && f.ie.pen !== 29305).map((f) => f.ie.name), []);
+    assert.deepEqual(fields.filter((f) => !typed.has(f.ie.name)).map((f) => f.ie.name), []);
+    assert.deepEqual(flowTemplateElements(ipv6), fields.map((f) => f.ie.name));
+  }
+  const base = { sourceIPv4Address: Buffer.alloc(4), sourceIPv6Address: null } as unknown as FlowRecord;
+  assert.deepEqual([t.of({ ...base, flowType: 2 }).template.id, t.of({ ...base, flowType: null }).template.id, t.of({ ...base, sourceIPv4Address: null, sourceIPv6Address: Buffer.alloc(16), flowType: null }).template.id], [256, 258, 259]);
 });

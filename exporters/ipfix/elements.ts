@@ -13,6 +13,9 @@ export interface ElementOptions {
 /** IPv4 template id, IPv6 = 257: an exporting process numbers its templates from 256. */
 export const IPV4_TEMPLATE_ID = 256;
 export const IPV6_TEMPLATE_ID = 257;
+/** The flow templates, for records that are not an Antrea Agent's (flowagg's own; Antrea has none). */
+export const FLOW_IPV4_TEMPLATE_ID = 258;
+export const FLOW_IPV6_TEMPLATE_ID = 259;
 
 const STATS = ['octetDelta', 'octetTotal', 'packetDelta', 'packetTotal', 'reverseOctetDelta', 'reverseOctetTotal', 'reversePacketDelta', 'reversePacketTotal'];
 
@@ -50,5 +53,24 @@ export function templateElements(o: ElementOptions): string[] {
       'reverseThroughput', 'reverseThroughputFromSourceNode', 'reverseThroughputFromDestinationNode'),
     'sourcePodLabels', 'destinationPodLabels', 'clusterId',
     ...when(o.mode === 'Proxy', 'originalObservationDomainId', 'originalExporterIPv4Address', 'originalExporterIPv6Address', 'flowDirection'),
+  ];
+}
+
+/**
+ * The flow template: for records no Antrea Agent made (a router's or hypervisor's, in IPFIX or NetFlow), the
+ * IANA elements a FlowRecord types, so that what the exporter sent reaches the collector (Antrea's templates
+ * would keep only its 5-tuple and counters, and times in seconds), with the proxy-mode provenance. IANA and
+ * RFC 5103 reverse elements only, so any collector decodes every one.
+ */
+export function flowTemplateElements(ipv6: boolean): string[] {
+  const v = ipv6 ? 'IPv6' : 'IPv4';
+  return [
+    'flowStartMilliseconds', 'flowEndMilliseconds', 'flowEndReason', 'sourceTransportPort', 'destinationTransportPort', 'protocolIdentifier',
+    `source${v}Address`, `destination${v}Address`, 'ipVersion', 'ipClassOfService', 'tcpControlBits', `icmpTypeCode${v}`,
+    'ingressInterface', 'egressInterface', 'vlanId', 'postVlanId', `source${v}PrefixLength`, `destination${v}PrefixLength`, `ipNextHop${v}Address`,
+    'bgpSourceAsNumber', 'bgpDestinationAsNumber', 'sourceMacAddress', 'destinationMacAddress',
+    'packetDeltaCount', 'octetDeltaCount', 'packetTotalCount', 'octetTotalCount',
+    'reversePacketDeltaCount', 'reverseOctetDeltaCount', 'reversePacketTotalCount', 'reverseOctetTotalCount', 'reverseTcpControlBits', 'samplingInterval',
+    'originalObservationDomainId', 'originalExporterIPv4Address', 'originalExporterIPv6Address', 'flowDirection',
   ];
 }

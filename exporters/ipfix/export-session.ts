@@ -1,15 +1,17 @@
 // What one transport session sends: an IPFIX exporting process of its own (Antrea starts a new one per
-// connection), so a new session starts its sequence numbers at 0 and announces both templates when it
-// opens, before any data; over UDP the templates are announced again every templateRefreshTimeout, by
-// the next batch or, when no data flows, by the exporter's timer (template-refresh.ts). Records are
-// packed many to a message, up to the message size. In JSON mode each record is one line (over UDP, one
+// connection), so a new session starts its sequence numbers at 0 and announces Antrea's two templates
+// when it opens, before any data, as Antrea does; a flow template (records no Antrea Agent made) is
+// announced before its first record, so an Antrea-only export is what Antrea sends. Over UDP the
+// templates announced are announced again every templateRefreshTimeout, by the next batch or, when no
+// data flows, by the exporter's timer (template-refresh.ts). Records are packed many to a message, up to
+// the message size. In JSON mode each record is one line (over UDP, one
 // datagram), with no templates.
 import { IpfixError } from '../../lib/ipfix/errors.js';
 import { MessageEncoder } from '../../lib/ipfix/message-encoder.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
 import { type ExportedRecord } from '../types.js';
 import { jsonLine } from './json-lines.js';
-import { type ExportTemplates } from './templates.js';
+import { type ExportTemplate, type ExportTemplates } from './templates.js';
 
 export interface SessionOptions {
   readonly format: 'IPFIX' | 'JSON';
@@ -33,6 +35,8 @@ export class ExportSession {
   readonly #o: SessionOptions;
   readonly #encoder: MessageEncoder;
   #templatesAt = -Infinity;
+  /** Templates this session announced, in the order it did. */
+  readonly #announced = new Set<ExportTemplate>();
 
   constructor(o: SessionOptions) {
     this.#o = o;
@@ -55,10 +59,16 @@ export class ExportSession {
     return this.#o.format === 'IPFIX' && this.#o.templateRefreshMs > 0 ? this.#templatesAt + this.#o.templateRefreshMs : undefined;
   }
 
+  /** Antrea's two first, then again every template this session announced, in the order it did. */
   #addTemplates(now: number): void {
-    this.#encoder.addTemplate(this.#o.templates.ipv4.template);
-    this.#encoder.addTemplate(this.#o.templates.ipv6.template);
+    const { ipv4, ipv6 } = this.#o.templates;
+    for (const t of this.#announced.size === 0 ? [ipv4, ipv6] : [...this.#announced]) this.#announce(t);
     this.#templatesAt = now;
+  }
+
+  #announce(t: ExportTemplate): void {
+    this.#encoder.addTemplate(t.template);
+    this.#announced.add(t);
   }
 
   #json(records: readonly ExportedRecord[]): Encoded {
@@ -72,12 +82,16 @@ export class ExportSession {
     const { templates } = this.#o;
     const now = this.#o.now();
     const due = this.refreshDueAt();
-    const templatesSent = this.#templatesAt === -Infinity || (due !== undefined && now >= due);
+    let templatesSent = this.#templatesAt === -Infinity || (due !== undefined && now >= due);
     if (templatesSent) this.#addTemplates(now);
     let invalid = 0;
     let firstError: string | undefined;
     for (const { record } of records) {
       const t = templates.of(record);
+      if (!this.#announced.has(t)) {
+        this.#announce(t);
+        templatesSent = true;
+      }
       try {
         enc.addRecord(t.template, t.values(record as FlowRecord));
       } catch (err) {

@@ -209,3 +209,35 @@ test('an unreachable collector fails the start naming flowCollector.address', as
   const unknownHost = ipfixExporter({ address: 'no-such-collector.invalid:4739:udp' });
   await assert.rejects(unknownHost.start(), (e) => isFlowaggError(e, IPFIX_EXPORT_CONNECT) && /no-such-collector\.invalid/.test(e.message));
 });
+
+test('Proxy mode: a record no Antrea Agent made goes out in the flow template (announced before its first record, and again at a refresh), with its IANA elements and provenance', async (t) => {
+  const collector = await startUdpCollector();
+  t.after(() => collector.close());
+  let now = 1_700_000_000_000;
+  const exporter = ipfixExporter({ address: `127.0.0.1:${collector.port}:udp`, templateRefreshTimeout: '10s' }, { mode: 'Proxy' }, { now: () => now });
+  await exporter.start();
+  t.after(() => exporter.stop());
+  const router = numberedRecord(7, {
+    flowType: null, transport: 'netflow_v9', exporterAddress: '192.0.2.254', observationDomainId: 9, flowStartMilliseconds: 1_700_000_000_123, flowEndMilliseconds: 1_700_000_004_567,
+    tcpControlBits: 0x1b, ipClassOfService: 32, ingressInterface: 3, egressInterface: 4, bgpSourceAsNumber: 64500, ipNextHopIPv4Address: Buffer.from([192, 0, 2, 1]),
+    sourceMacAddress: Buffer.from('00005e005301', 'hex'), samplingInterval: 100, originalObservationDomainId: 9, originalExporterIPv4Address: Buffer.from([192, 0, 2, 254]), flowDirection: 1,
+  });
+  await exporter.deliver(batchOf([numberedRecord(0)]), signal);
+  await exporter.deliver(batchOf([router]), signal);
+  now += 11_000;
+  await exporter.deliver(batchOf([numberedRecord(1)]), signal);
+  const got = await (async () => {
+    for (;;) {
+      const d = decodeCollected(collector.messages, 'udp');
+      if (d.records.length === 3) return d;
+      await collector.waitForMessages(collector.messages.length + 1, 10_000);
+    }
+  })();
+  assert.deepEqual(got.templates.map((x) => x.id), [256, 257, 258, 256, 257, 258], 'Antrea\'s two at the start, the flow template before its first record, all three at the refresh');
+  const flow = got.records.find((r) => r.templateId === 258)!;
+  assert.deepEqual(
+    [flow.flowStartMilliseconds, flow.flowEndMilliseconds, flow.sourceTransportPort, flow.tcpControlBits, flow.ipClassOfService, flow.ingressInterface, flow.egressInterface, flow.bgpSourceAsNumber, flow.ipNextHopIPv4Address, flow.sourceMacAddress, flow.samplingInterval, flow.originalExporterIPv4Address, flow.originalObservationDomainId, flow.flowDirection, flow.octetDeltaCount],
+    [1_700_000_000_123, 1_700_000_004_567, router.sourceTransportPort, 0x1b, 32, 3, 4, 64500, '192.0.2.1', '00:00:5e:00:53:01', 100, '192.0.2.254', 9, 1, router.octetDeltaCount],
+  );
+  assert.deepEqual(got.records.filter((r) => r.templateId === 256).map((r) => r.sourceTransportPort), [numberedRecord(0).sourceTransportPort, numberedRecord(1).sourceTransportPort]);
+});

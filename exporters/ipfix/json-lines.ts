@@ -2,7 +2,7 @@
 // with the elements and values of the IPFIX template it would have gone out with, so the two formats
 // carry the same data. Addresses are text, UUIDs are text ("8-4-4-4-12"; Antrea's JSON mode fails on
 // them instead), numbers are numbers.
-import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
+import { formatIpv4, formatIpv6, formatMac } from '../../lib/ipfix/text.js';
 import { type FieldValue } from '../../lib/ipfix/types.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
 import { type ExportTemplate, type ExportTemplates } from './templates.js';
@@ -16,6 +16,7 @@ function jsonValue(type: string, v: FieldValue): unknown {
   if (v instanceof Uint8Array) {
     if (type === 'ipv4Address') return formatIpv4(v, 0);
     if (type === 'ipv6Address') return formatIpv6(v, 0);
+    if (type === 'macAddress') return formatMac(v, 0);
     return v.length === 16 ? uuidText(v) : Buffer.from(v).toString('hex');
   }
   return typeof v === 'bigint' ? Number(v) : v;

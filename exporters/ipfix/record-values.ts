@@ -10,6 +10,7 @@ import { type FlowRecord } from '../../schemas/flow-record.js';
 export type RecordValues = (r: FlowRecord) => FieldValue[];
 
 const Z4 = new Uint8Array(4);
+const Z6 = new Uint8Array(6);
 const Z16 = new Uint8Array(16);
 const FLOW_DIRECTION_UNKNOWN = 0xff;
 
@@ -46,6 +47,7 @@ function valueExpr(name: string, type: string): string {
     case 'string': return `r.${name} ?? ''`;
     case 'ipv4Address': return `r.${name} ?? Z4`;
     case 'ipv6Address': case 'octetArray': return `r.${name} ?? Z16`;
+    case 'macAddress': return `r.${name} ?? Z6`;
     default: return `r.${name} ?? 0`;
   }
 }
@@ -58,6 +60,6 @@ export function recordValues(template: Template, clusterId: string): RecordValue
   });
   const values = new Array<FieldValue>(template.fields.length).fill(0);
   return compileFunction<RecordValues>(`valuesOfTemplate${template.id}`, ['r'], [...lines, 'return v;'].join('\n'), {
-    v: values, clusterId, Z4, Z16, exporterBytes,
+    v: values, clusterId, Z4, Z6, Z16, exporterBytes,
   });
 }

@@ -1,9 +1,9 @@
-// The two templates an IPFIX exporting process announces (256 IPv4, 257 IPv6) and, for each, how a
-// FlowRecord becomes its values.
+// The templates an IPFIX exporting process announces, Antrea's (256 IPv4, 257 IPv6) and flowagg's flow
+// templates (258, 259) for records no Antrea Agent made, and, for each, how a FlowRecord becomes its values.
 import { type Template } from '../../lib/ipfix/types.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
 import { element } from '../../lib/ipfix/registry.js';
-import { type ElementOptions, IPV4_TEMPLATE_ID, IPV6_TEMPLATE_ID, templateElements } from './elements.js';
+import { type ElementOptions, FLOW_IPV4_TEMPLATE_ID, FLOW_IPV6_TEMPLATE_ID, flowTemplateElements, IPV4_TEMPLATE_ID, IPV6_TEMPLATE_ID, templateElements } from './elements.js';
 import { type RecordValues, recordValues } from './record-values.js';
 
 export interface ExportTemplate {
@@ -14,7 +14,12 @@ export interface ExportTemplate {
 export interface ExportTemplates {
   readonly ipv4: ExportTemplate;
   readonly ipv6: ExportTemplate;
-  /** The template a record goes out with: IPv6 when it has IPv6 addresses and no IPv4 ones. */
+  readonly flowIpv4: ExportTemplate;
+  readonly flowIpv6: ExportTemplate;
+  /**
+   * The template a record goes out with: Antrea's for an Antrea Agent's record (it has a flowType; so does
+   * every aggregated one), else the flow template; IPv6 when it has IPv6 addresses and no IPv4 ones.
+   */
   of(r: FlowRecord): ExportTemplate;
 }
 
@@ -30,5 +35,14 @@ function build(id: number, names: readonly string[], observationDomainId: number
 export function exportTemplates(o: Omit<ElementOptions, 'ipv6'>, observationDomainId: number, clusterId: string): ExportTemplates {
   const ipv4 = build(IPV4_TEMPLATE_ID, templateElements({ ...o, ipv6: false }), observationDomainId, clusterId);
   const ipv6 = build(IPV6_TEMPLATE_ID, templateElements({ ...o, ipv6: true }), observationDomainId, clusterId);
-  return { ipv4, ipv6, of: (r) => (r.sourceIPv4Address === null && r.sourceIPv6Address !== null ? ipv6 : ipv4) };
+  const flowIpv4 = build(FLOW_IPV4_TEMPLATE_ID, flowTemplateElements(false), observationDomainId, clusterId);
+  const flowIpv6 = build(FLOW_IPV6_TEMPLATE_ID, flowTemplateElements(true), observationDomainId, clusterId);
+  return {
+    ipv4, ipv6, flowIpv4, flowIpv6,
+    of: (r) => {
+      const v6 = r.sourceIPv4Address === null && r.sourceIPv6Address !== null;
+      if (r.flowType === null) return v6 ? flowIpv6 : flowIpv4;
+      return v6 ? ipv6 : ipv4;
+    },
+  };
 }

@@ -14,6 +14,7 @@ import {
 import { MAX_LONG } from '../../schemas/avro-binary.js';
 import { type MessageContext } from './context.js';
 import { flowKeyOfRecord } from '../../schemas/flow-key.js';
+import { upTimeOf } from './ipfix-read.js';
 import { planFor, type RecordPlan, type TimePlan } from './plan.js';
 
 /** The raw bytes of template field `index` of the record. */
@@ -21,7 +22,7 @@ export type RawField = (index: number) => Uint8Array;
 
 type Element = FlowRecordField & { kind: 'element' };
 
-/** Every field, so that all records share one shape instead of growing 126 properties one by one. */
+/** Every field, so that all records share one shape instead of growing 127 properties one by one. */
 const EMPTY_RECORD: Readonly<Record<string, unknown>> = Object.fromEntries(FLOW_RECORD_FIELDS.map((f) => [f.name, f.kind === 'default' ? undefined : null]));
 
 /** An element's typed value, or undefined when the typed field cannot hold it (then it goes to extras). */
@@ -50,12 +51,13 @@ function floorDiv(a: bigint, b: bigint): bigint {
 }
 
 /** Milliseconds since the Unix epoch of a time element, or undefined when it cannot be known or held. */
-function timeValue(t: TimePlan, v: FieldValue, exportTime: number, systemInitTime: number | undefined): number | undefined {
-  const ms = timeMilliseconds(t, v, exportTime, systemInitTime);
+function timeValue(t: TimePlan, v: FieldValue, msg: MessageContext, systemInitTime: number | undefined): number | undefined {
+  const ms = timeMilliseconds(t, v, msg, systemInitTime);
   return isLong(ms) ? ms : undefined;
 }
 
-function timeMilliseconds(t: TimePlan, v: FieldValue, exportTime: number, systemInitTime: number | undefined): number | undefined {
+function timeMilliseconds(t: TimePlan, v: FieldValue, msg: MessageContext, systemInitTime: number | undefined): number | undefined {
+  const exportTime = msg.exportTime;
   switch (t.source) {
     case 'seconds':
       return (v as number) * 1000;
@@ -65,10 +67,21 @@ function timeMilliseconds(t: TimePlan, v: FieldValue, exportTime: number, system
     case 'nanoseconds':
       return Number(floorDiv(v as bigint, 1_000_000n));
     case 'sysUpTime':
-      return systemInitTime === undefined ? undefined : systemInitTime + (v as number);
+      return systemInitTime === undefined ? undefined : systemInitTime + upTimeOf(v as number, msg.upTime);
     case 'deltaMicroseconds':
       return exportTime * 1000 - Math.ceil((v as number) / 1000);
   }
+}
+
+/** The FlowRecord field samplingInterval, which the exporter's announcements fill when the record lacks it. */
+export const SAMPLING_FIELD = FLOW_RECORD_FIELDS.findIndex((f) => f.name === 'samplingInterval');
+
+/** The sampling interval announced for the record's sampler (or domain), or null. */
+function announcedSampling(raw: RawField, plan: RecordPlan, msg: MessageContext): number | null {
+  if (msg.sampling === undefined) return null;
+  const sampler = plan.samplerIndex < 0 ? -1 : raw(plan.samplerIndex).reduce((n, b) => n * 256 + b, 0);
+  const interval = msg.sampling.intervalOf(sampler);
+  return interval >= 1 ? interval : null;
 }
 
 /** The FlowRecord of a decoded data record; provenance, domain and template id come from `msg`. */
@@ -86,7 +99,7 @@ export function buildFlowRecord(record: DataRecord, raw: RawField, msg: MessageC
   const times = {} as Record<TimeField, number | undefined>;
   for (const which of ['flowStart', 'flowEnd'] as const) {
     const t = plan.time[which];
-    times[which] = t === undefined ? undefined : timeValue(t, values[t.index]!, msg.exportTime, init);
+    times[which] = t === undefined ? undefined : timeValue(t, values[t.index]!, msg, init);
     if (t !== undefined && times[which] === undefined) overflowed.add(t.index);
   }
   FLOW_RECORD_FIELDS.forEach((field, fi) => {
@@ -96,6 +109,10 @@ export function buildFlowRecord(record: DataRecord, raw: RawField, msg: MessageC
         return;
       case 'element': {
         const i = plan.sourceIndex[fi]!;
+        if (i < 0 && fi === SAMPLING_FIELD) {
+          out[field.name] = announcedSampling(raw, plan, msg);
+          return;
+        }
         const v = i < 0 ? undefined : typedValue(field, values[i]!);
         if (i >= 0 && v === undefined) overflowed.add(i);
         out[field.name] = v ?? null;

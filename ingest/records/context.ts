@@ -3,6 +3,7 @@
 // it for each message and data set. Transcoders are compiled per template layout and shared by every session, so
 // nothing of a session or a template id is built into them: it is all read from here.
 import { FLOW_RECORD_FIELDS, FLOW_RECORD_TYPE, type RecordOrigin } from '../../schemas/flow-record.js';
+import { type SamplingTable } from './sampling.js';
 
 export interface MessageContext {
   /** The session's origin, with its Avro encoding made once. */
@@ -21,6 +22,13 @@ export interface MessageContext {
    * for records timed with flowStart/EndSysUpTime; undefined while unknown.
    */
   systemInitTime: number | undefined;
+  /**
+   * NetFlow: the packet header's sysUpTime (ms), so that a flow time from before the 32-bit counter wrapped
+   * (49.7 days) is still read as before it; undefined for IPFIX, whose SysUpTime times are plain offsets.
+   */
+  upTime: number | undefined;
+  /** The sampling the exporter announced for the domain, for records that do not carry samplingInterval. */
+  sampling: SamplingTable | undefined;
 }
 
 export interface EncodedOrigin extends RecordOrigin {
@@ -45,5 +53,5 @@ export function encodeOrigin(origin: RecordOrigin): EncodedOrigin {
 
 /** A context for one session, before its first message. */
 export function sessionContext(origin: RecordOrigin): MessageContext {
-  return { origin: encodeOrigin(origin), observationDomainId: 0, templateId: 0, exportTime: 0, sequenceNumber: 0, receiveTime: 0, systemInitTime: undefined };
+  return { origin: encodeOrigin(origin), observationDomainId: 0, templateId: 0, exportTime: 0, sequenceNumber: 0, receiveTime: 0, systemInitTime: undefined, upTime: undefined, sampling: undefined };
 }

@@ -62,3 +62,12 @@ export function hasText(b: Uint8Array, p: number, len: number): boolean {
   for (let i = len - 1; i >= 0; i--) if (b[p + i] !== 0) return true;
   return false;
 }
+
+/**
+ * A SysUpTime time as ms of uptime. In NetFlow, `upTime` is the packet's sysUpTime: the 32-bit counter may
+ * have wrapped (every 49.7 days) since the flow's time, so the time is taken as the nearest to it, before or
+ * after, modulo 2^32. Without it (IPFIX) the value is the offset itself.
+ */
+export function upTimeOf(v: number, upTime: number | undefined): number {
+  return upTime === undefined ? v : upTime + ((v - upTime) | 0);
+}

@@ -9,7 +9,10 @@
 // - Every other template field goes to `extras`, in template order: unknown and untyped elements, repeated
 //   elements, time elements not chosen, lengths a typed field cannot hold. A field whose typed value may not be
 //   representable (a 64-bit value above 2^53, a SysUpTime without a system init time) is "conditional": it goes
-//   to extras, and its typed field is null, only for the records where that happens.
+//   to extras, and its typed field is null, only for the records where that happens. paddingOctets carry
+//   nothing (always zeros) and go nowhere.
+// - samplingInterval, when the template lacks it, comes from what the exporter announced (sampling.ts), looked up
+//   by the record's samplerId when the template has one.
 import { FLOW_RECORD_FIELDS, type FlowRecordField, type TimeField, type TimeSource } from '../../schemas/flow-record.js';
 import { type Template, type TemplateField, VARIABLE_LENGTH } from '../../lib/ipfix/types.js';
 
@@ -31,6 +34,8 @@ export interface RecordPlan {
   readonly time: Readonly<Record<TimeField, TimePlan | undefined>>;
   /** Template field index of systemInitTimeMilliseconds, or -1. */
   readonly systemInitIndex: number;
+  /** Template field index of a samplerId (IANA 48, NetFlow v9 FLOW_SAMPLER_ID) of 1 to 4 bytes, or -1. */
+  readonly samplerIndex: number;
   readonly extras: readonly ExtraPlan[];
 }
 
@@ -39,6 +44,8 @@ const TIME_ELEMENTS: Record<TimeField, readonly [number, Exclude<TimeSource, 'un
   flowEnd: [[157, 'nanoseconds'], [155, 'microseconds'], [153, 'milliseconds'], [151, 'seconds'], [21, 'sysUpTime'], [159, 'deltaMicroseconds']],
 };
 const SYSTEM_INIT_TIME_ID = 160;
+const SAMPLER_ID = 48;
+const PADDING_OCTETS = 210;
 
 /** Whether a typed field can hold a template field of this length. */
 function fits(field: FlowRecordField & { kind: 'element' }, length: number): boolean {
@@ -91,11 +98,14 @@ export function planRecord(template: Template, fields: readonly FlowRecordField[
   };
   const time = { flowStart: planTime('flowStart'), flowEnd: planTime('flowEnd') };
   const systemInitIndex = template.fields.findIndex((f) => isIana(f, SYSTEM_INIT_TIME_ID) && f.length === 8);
+  // v9 exporters send FLOW_SAMPLER_ID in 1, 2 or 4 bytes, beyond the IANA element's 1.
+  const samplerIndex = template.fields.findIndex((f) => isIana(f, SAMPLER_ID) && f.length >= 1 && f.length <= 4);
   const extras: ExtraPlan[] = [];
-  template.fields.forEach((_, i) => {
+  template.fields.forEach((f, i) => {
+    if (isIana(f, PADDING_OCTETS)) return;
     if (used[i] === 0 || conditional[i] === 1) extras.push({ index: i, conditional: used[i] === 1 });
   });
-  return { template, sourceIndex, time, systemInitIndex, extras };
+  return { template, sourceIndex, time, systemInitIndex, samplerIndex, extras };
 }
 
 const plans = new WeakMap<Template, RecordPlan>();

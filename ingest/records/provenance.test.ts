@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { antreaAgentTemplate, antreaAgentValues } from '../../lib/ipfix/testing/templates.js';
-import { readProvenance } from './provenance.js';
+import { readProvenance, transportIndex } from './provenance.js';
 import { RecordBuffer } from '../../schemas/record-buffer.js';
 import { contextFor, encodeRecord } from './testing/records.js';
 import { compileTranscoder } from './transcode.js';
@@ -19,4 +19,8 @@ test('the provenance read from the record prefix is what the transcoder wrote', 
   });
   assert.equal(readProvenance(out.value().subarray(0, 14)), undefined, 'cut off');
   assert.equal(readProvenance(Buffer.from('not avro')), undefined);
+});
+
+test('transport indexes follow the schema\'s enum', () => {
+  assert.deepEqual([transportIndex('udp'), transportIndex('tls'), transportIndex('netflow_v9'), transportIndex('netflow_v5')], [1, 3, 6, 7]);
 });

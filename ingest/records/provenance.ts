@@ -3,11 +3,12 @@
 // the rest, for readers that need only that (the sequence audit reads every record of flows.raw). Avro's binary
 // encoding: strings are a zig-zag varint length and the bytes, ints, longs and enums zig-zag varints.
 import { SINGLE_OBJECT_MARKER } from '../../schemas/avro.js';
+export { transportIndex } from '../../schemas/flow-record.js';
 
 export interface Provenance {
   readonly exporterAddress: string;
   readonly exporterPort: number;
-  /** The Transport enum's index (0 unknown, 1 udp, 2 tcp, 3 tls, 4 file). */
+  /** The Transport enum's index (0 unknown, 1 udp, 2 tcp, 3 tls, 4 file, 5 grpc, 6 netflow_v9, 7 netflow_v5). */
   readonly transport: number;
   readonly observationDomainId: number;
   readonly exportTime: number;

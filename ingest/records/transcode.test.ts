@@ -13,6 +13,7 @@ import { RecordBuffer } from '../../schemas/record-buffer.js';
 import { antreaAgentTemplate, softflowdTemplate } from '../../lib/ipfix/testing/templates.js';
 import { contextFor, encodeRecord, type MessageFacts, referenceEncode, templateOf } from './testing/records.js';
 import { compileTranscoder, type Transcoder } from './transcode.js';
+import { SamplingTable } from './sampling.js';
 
 const writer = flowRecordWriter();
 const reader = flowRecordReader();
@@ -38,6 +39,9 @@ const POOL: InfoElement[] = [
   lookupElement(29305, 4),
   lookupElement(12345, 7),
   lookupElement(56506, 999),
+  // samplerId (looked up in the announced sampling), paddingOctets (left out).
+  lookupElement(0, 48),
+  lookupElement(0, 210),
 ];
 
 function lengthsOf(ie: InfoElement): number[] {
@@ -96,14 +100,29 @@ const record = fc
 const origin: fc.Arbitrary<RecordOrigin> = fc.record({
   exporterAddress: fc.oneof(fc.ipV4(), fc.ipV6(), fc.constant('')),
   exporterPort: fc.integer({ min: 0, max: 65535 }),
-  transport: fc.constantFrom<Transport>('udp', 'tcp', 'tls', 'file'),
+  transport: fc.constantFrom<Transport>('udp', 'tcp', 'tls', 'file', 'netflow_v9', 'netflow_v5'),
 });
+
+/** Sampling announced for the domain and per sampler id (sampler ids drawn from 0..3 so that records hit them). */
+const sampling: fc.Arbitrary<SamplingTable | undefined> = fc.option(
+  fc.tuple(fc.integer({ min: -1, max: 4096 }), fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 2 ** 32 - 1 })), { maxLength: 3 }))
+    .map(([domain, samplers]) => {
+      const t = new SamplingTable();
+      t.announce(-1, domain);
+      for (const [id, interval] of samplers) t.announce(id, interval);
+      return t;
+    }),
+  { nil: undefined },
+);
 
 const message: fc.Arbitrary<MessageFacts> = fc.record({
   exportTime: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
   sequenceNumber: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
   receiveTime: fc.integer({ min: 0, max: 2 ** 43 }),
   systemInitTime: fc.option(fc.integer({ min: 0, max: 2 ** 42 }), { nil: undefined }),
+  // NetFlow's packet sysUpTime, for wrapped SysUpTime times.
+  upTime: fc.option(fc.integer({ min: 0, max: 2 ** 32 - 1 }), { nil: undefined }),
+  sampling,
 });
 
 function templateFrom(fields: readonly FieldChoice[], id = 300): Template {

@@ -16,10 +16,10 @@ import { interpretedScanner, layoutShape, MAX_COMPILED_FIELDS, recordLayout } fr
 import { type FieldValue, type Template } from '../../lib/ipfix/types.js';
 import { type AvroFraming, type AvroType, framingHeader } from '../../schemas/avro.js';
 import { FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA, FLOW_RECORD_TYPE, type FlowRecordField, flowRecordWriter } from '../../schemas/flow-record.js';
-import { buildFlowRecord, encodeFlowRecord } from './build.js';
+import { buildFlowRecord, encodeFlowRecord, SAMPLING_FIELD } from './build.js';
 import { copyBytes, ViewCache, writeBytes, writeIpfixString, writeLong, writeVarint, writeZeros } from '../../schemas/avro-binary.js';
 import { type MessageContext, ORIGIN_FIELDS } from './context.js';
-import { hasText, limitLong, ntpMicrosToMs, ntpNanosToMs, safeSignedAt, safeUnsigned64, safeUnsignedAt, signedAt, unsignedAt } from './ipfix-read.js';
+import { hasText, limitLong, ntpMicrosToMs, ntpNanosToMs, safeSignedAt, safeUnsigned64, safeUnsignedAt, signedAt, unsignedAt, upTimeOf } from './ipfix-read.js';
 import { FLOW_KEY_MAX_LENGTH, FlowKeyInput, writeFlowKey } from '../../schemas/flow-key.js';
 import { planFor, type RecordPlan, type TimePlan } from './plan.js';
 import { type RecordBuffer } from '../../schemas/record-buffer.js';
@@ -42,7 +42,7 @@ export interface Transcoder {
 
 const helpers = {
   ua: unsignedAt, sa: signedAt, us: safeUnsignedAt, ss: safeSignedAt, ntpUs: ntpMicrosToMs, ntpNs: ntpNanosToMs, ht: hasText, lim: limitLong,
-  wv: writeVarint, wl: writeLong, wz: writeZeros, u64: safeUnsigned64, cp: copyBytes, wb: writeBytes, ws: writeIpfixString, wk: writeFlowKey,
+  wv: writeVarint, wl: writeLong, upt: upTimeOf, wz: writeZeros, u64: safeUnsigned64, cp: copyBytes, wb: writeBytes, ws: writeIpfixString, wk: writeFlowKey,
 };
 
 // ---- code generation ----
@@ -114,7 +114,7 @@ function timeExpression(t: TimePlan, template: Template): string {
     case 'milliseconds': return `u64(bv, ${at})`;
     case 'microseconds': return `ntpUs(b, ${at})`;
     case 'nanoseconds': return `ntpNs(b, ${at})`;
-    case 'sysUpTime': return `init + ua(b, ${at}, ${len})`;
+    case 'sysUpTime': return `init + upt(ua(b, ${at}, ${len}), m.upTime)`;
     case 'deltaMicroseconds': return `m.exportTime * 1000 - Math.ceil(ua(b, ${at}, ${len}) / 1000)`;
   }
 }
@@ -141,8 +141,16 @@ function keySource(plan: RecordPlan): string[] {
   return lines;
 }
 
-function elementSource(e: Emitter, field: Element, i: number, template: Template): void {
-  if (i < 0) return e.bytes([0]);
+/** samplingInterval from what the exporter announced (build.ts announcedSampling). */
+function announcedSamplingSource(e: Emitter, plan: RecordPlan): void {
+  const k = plan.samplerIndex;
+  const sampler = k < 0 ? '-1' : `ua(b, s[${k}], n[${k}])`;
+  e.code(`{ const si = m.sampling === undefined ? -1 : m.sampling.intervalOf(${sampler}); if (si >= 1) { o[p++] = 2; p = wl(o, p, si); } else o[p++] = 0; }`, 11);
+}
+
+function elementSource(e: Emitter, field: Element, i: number, plan: RecordPlan, fi: number): void {
+  const template = plan.template;
+  if (i < 0) return fi === SAMPLING_FIELD ? announcedSamplingSource(e, plan) : e.bytes([0]);
   const at = `s[${i}]`;
   const len = template.fields[i]!.length;
   switch (field.encoding) {
@@ -187,7 +195,7 @@ function compile(template: Template, plan: RecordPlan, header: Buffer): WriteRec
         if ((ORIGIN_FIELDS as readonly string[]).includes(field.name)) return;
         return e.code(`p = wl(o, p, ${field.name === 'exportTime' ? 'm.exportTime * 1000' : `m.${field.name}`});`, 10);
       case 'element':
-        return elementSource(e, field, plan.sourceIndex[fi]!, template);
+        return elementSource(e, field, plan.sourceIndex[fi]!, plan, fi);
       case 'time':
         return e.code(`if (${time[field.which]} === ${time[field.which]}) { o[p++] = 2; p = wl(o, p, ${time[field.which]}); } else o[p++] = 0;`, 11);
       case 'timeSource': {

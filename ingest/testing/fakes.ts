@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ExpectedRecord } from '../../integration-tests/harness/softflowd-flows.js';
 import { expectedExport, writeTrafficPcap } from '../../integration-tests/harness/softflowd-export.js';
-import { runSoftflowd, type SoftflowdRun, type SoftflowdTimeFormat } from '../../integration-tests/harness/softflowd.js';
+import { runSoftflowd, type SoftflowdRun, type SoftflowdTimeFormat, type SoftflowdVersion } from '../../integration-tests/harness/softflowd.js';
 import { conversationMix, renderTraffic } from '../../integration-tests/harness/traffic.js';
 import { type MessageEncoder } from '../../lib/ipfix/message-encoder.js';
 import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
@@ -147,7 +147,7 @@ export function softflowdView(r: FlowRecord): ExpectedRecord {
 export async function softflowdIntoIngest(
   log: MessageLog,
   port: number,
-  opts: { transport: 'udp' | 'tcp'; timeFormat: SoftflowdTimeFormat; conversations: number; written: () => number; topic?: string; signal?: AbortSignal },
+  opts: { transport: 'udp' | 'tcp'; timeFormat: SoftflowdTimeFormat; conversations: number; written: () => number; topic?: string; signal?: AbortSignal; version?: SoftflowdVersion },
 ): Promise<{ run: SoftflowdRun; expected: ExpectedRecord[]; records: FlowRecord[] }> {
   const dir = await mkdtemp(join(tmpdir(), 'flowagg-softflowd-'));
   try {
@@ -155,11 +155,11 @@ export async function softflowdIntoIngest(
     const pcapPath = await writeTrafficPcap(traffic, dir);
     const run = await runSoftflowd({
       pcapPath, collector: { address: '127.0.0.1', port }, transport: opts.transport, bidirectional: false, timeFormat: opts.timeFormat,
-      ...(opts.signal && { signal: opts.signal }),
+      ...(opts.signal && { signal: opts.signal }), ...(opts.version !== undefined && { version: opts.version }),
     });
     for (let waited = 0; opts.written() < run.stats.recordsExported && waited < 20_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
     const records = (await readFlowRecords(log, opts.topic)).map((r) => r.record);
-    return { run, expected: expectedExport(traffic, { bidirectional: false, timeFormat: opts.timeFormat }), records };
+    return { run, expected: expectedExport(traffic, { bidirectional: false, timeFormat: opts.timeFormat, ...(opts.version !== undefined && { version: opts.version }) }), records };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

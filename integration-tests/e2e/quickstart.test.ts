@@ -6,7 +6,7 @@
 // nothing is lost and nothing is written twice.
 //
 // Only what a test must not take from the defaults is set, through FLOWAGG_CFG_ variables: free ports
-// instead of 4739, 14739 and 10348, no Kubernetes API, and flow record timeouts of seconds instead of
+// instead of 4739, 2055, 14739 and 10348, no Kubernetes API, and flow record timeouts of seconds instead of
 // Antrea's 60 s and 90 s, so that every flow has been exported within the test's bounds.
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -26,6 +26,7 @@ import { runTool } from '../harness/tools.js';
 const CLI = join(import.meta.dirname, '../../bin/flowagg.js');
 const ENV = {
   FLOWAGG_CFG_INGEST_PORT: '0',
+  FLOWAGG_CFG_INGEST_NETFLOW_PORT: '0',
   FLOWAGG_CFG_INGEST_GRPC_PORT: '0',
   FLOWAGG_CFG_APISERVER_APIPORT: '0',
   FLOWAGG_CFG_KUBERNETES_ENABLE: 'false',

@@ -14,7 +14,7 @@ export interface Run {
   readonly dir: string;
   readonly tcpPort: number;
   readonly httpPort: number;
-  /** Every collector's port by transport (udp, tcp, tls, grpc). */
+  /** Every collector's bound port: udp, tcp, tls, grpc, netflow. */
   readonly collectors: Readonly<Record<string, number>>;
 }
 

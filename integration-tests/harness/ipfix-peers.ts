@@ -31,18 +31,20 @@ async function inTempDir<T>(prefix: string, fn: (dir: string) => Promise<T>): Pr
   }
 }
 
-export function ipfixDumpMessages(messages: readonly Uint8Array[], signal?: AbortSignal): Promise<Dump> {
+/** ipfixDump's decoding of the messages, and the warnings it printed (problems it found in them). */
+export function ipfixDumpMessages(messages: readonly Uint8Array[], signal?: AbortSignal): Promise<Dump & { warnings: string[] }> {
   return inTempDir('flowagg-ipfixdump-', async (dir) => {
     await writeFile(join(dir, 'export.ipfix'), Buffer.concat(messages));
     await writeFile(join(dir, 'antrea.xml'), antreaElementsXml());
     const run = await runTool('ipfixDump', ['-e', join(dir, 'antrea.xml'), '--in', join(dir, 'export.ipfix')], { timeoutMs: 120_000, env: { TZ: 'UTC' }, ...(signal && { signal }) });
-    return parseIpfixDump(run.stdout);
+    return { ...parseIpfixDump(run.stdout), warnings: run.stderr.split('\n').filter((l) => l.trim() !== '') };
   });
 }
 
 export type NfdumpFlow = Readonly<Record<string, string | number>>;
 
-async function freeUdpPort(): Promise<number> {
+/** A UDP port free on 127.0.0.1 (bound, then closed). */
+export async function freeUdpPort(): Promise<number> {
   const s = createSocket('udp4');
   await new Promise<void>((resolve) => s.bind(0, '127.0.0.1', () => resolve()));
   const { port } = s.address();
@@ -87,7 +89,7 @@ export function nfdumpMessages(messages: readonly Uint8Array[], signal?: AbortSi
     if (files.length === 0) throw new FlowaggError(HARNESS_TOOL_FAILED, `nfcapd wrote no file; its output:\n${output}`);
     const flows: NfdumpFlow[] = [];
     for (const f of files.sort()) {
-      const run = await runTool('nfdump', ['-r', join(dir, f), '-o', 'json'], { timeoutMs: 120_000, ...(signal && { signal }) });
+      const run = await runTool('nfdump', ['-r', join(dir, f), '-o', 'json'], { timeoutMs: 120_000, env: { TZ: 'UTC' }, ...(signal && { signal }) });
       flows.push(...(JSON.parse(run.stdout.trim() === '' ? '[]' : run.stdout) as NfdumpFlow[]));
     }
     return flows;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CollectedMessage, startTcpCollector, startUdpCollector } from './collector.js';
 import { writePcap } from '../../lib/capture/testing/pcap-files.js';
-import { runSoftflowd, type SoftflowdRun, type SoftflowdTimeFormat } from './softflowd.js';
+import { runSoftflowd, type SoftflowdRun, type SoftflowdTimeFormat, type SoftflowdVersion } from './softflowd.js';
 import { type ExpectedRecord, expectedSoftflowdRecords, softflowdTimeUs } from './softflowd-flows.js';
 import { type Traffic } from './traffic.js';
 
@@ -14,6 +14,8 @@ export interface ExportOptions {
   readonly transport: 'udp' | 'tcp';
   readonly bidirectional: boolean;
   readonly timeFormat: SoftflowdTimeFormat;
+  /** `-v` (default 10, IPFIX); v5's times are always sysUpTime ones, whatever timeFormat says (v9 follows it). */
+  readonly version?: SoftflowdVersion;
   readonly signal?: AbortSignal;
 }
 
@@ -31,14 +33,23 @@ export async function writeTrafficPcap(traffic: Traffic, dir: string): Promise<s
   return path;
 }
 
-/** The flow records softflowd must export for this traffic, times as it encodes them for the format. */
-export function expectedExport(traffic: Traffic, opts: Pick<ExportOptions, 'bidirectional' | 'timeFormat'>): ExpectedRecord[] {
+/**
+ * The flow records softflowd must export for this traffic, times as it encodes them for the format. In
+ * NetFlow, as a collector reads it: v5 carries IPv4 flows only (softflowd -v 5 ignores IPv6 packets) and puts
+ * an ICMP type and code in the destination port (Cisco's convention); it has no IP version field either.
+ */
+export function expectedExport(traffic: Traffic, opts: Pick<ExportOptions, 'bidirectional' | 'timeFormat' | 'version'>): ExpectedRecord[] {
   const bootUs = traffic.packets[0]?.timeUs ?? 0;
-  return expectedSoftflowdRecords(traffic.conversations, opts.bidirectional).map((r) => ({
+  const format = opts.version === 5 ? 'sysUpTime' : opts.timeFormat;
+  const records = expectedSoftflowdRecords(traffic.conversations, opts.bidirectional).map((r) => ({
     ...r,
-    startUs: softflowdTimeUs(r.startUs, opts.timeFormat, bootUs),
-    endUs: softflowdTimeUs(r.endUs, opts.timeFormat, bootUs),
+    startUs: softflowdTimeUs(r.startUs, format, bootUs),
+    endUs: softflowdTimeUs(r.endUs, format, bootUs),
   }));
+  if (opts.version !== 5) return records;
+  return records
+    .filter((r) => r.ipVersion === 4)
+    .map((r) => ({ ...r, dstPort: r.proto === 1 ? r.icmpTypeCode : r.dstPort, icmpTypeCode: 0 }));
 }
 
 /** Runs softflowd over the traffic into a collector of the given transport and returns what arrived. */

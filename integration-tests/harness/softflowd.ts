@@ -16,8 +16,12 @@ import { HARNESS_TOOL_OUTPUT, runTool } from './tools.js';
 /** `-A` values; 'sysUpTime' leaves `-A` out (flowStart/EndSysUpTime relative to systemInitTimeMilliseconds). */
 export type SoftflowdTimeFormat = 'sysUpTime' | 'sec' | 'milli' | 'micro' | 'nano';
 
+/** `-v`: NetFlow v5, NetFlow v9 or IPFIX (10, the default here). */
+export type SoftflowdVersion = 5 | 9 | 10;
+
 export interface SoftflowdOptions {
   readonly pcapPath: string;
+  readonly version?: SoftflowdVersion;
   readonly collector: { readonly address: string; readonly port: number };
   readonly transport?: 'udp' | 'tcp';
   /** `-b`: one record per flow with RFC 5103 reverse elements instead of one record per direction. */
@@ -61,7 +65,7 @@ export function softflowdArgs(opts: SoftflowdOptions, stateDir: string): string[
   const target = address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
   const time = TIME_FORMAT_ARG[opts.timeFormat ?? 'milli'];
   return [
-    ...['-r', opts.pcapPath, '-v', '10', '-n', target, '-P', opts.transport ?? 'udp'],
+    ...['-r', opts.pcapPath, '-v', String(opts.version ?? 10), '-n', target, '-P', opts.transport ?? 'udp'],
     // Foreground, clock from the capture, no control socket (with one, `-r` mode does not exit at EOF:
     // it keeps serving softflowctl), and the pid file (unlinked at exit) away from /var/run.
     ...['-d', '-a', '-c', 'none', '-p', join(stateDir, 'softflowd.pid')],

@@ -1,4 +1,5 @@
-// How tshark's cflow dissector (4.0) names and prints the information elements softflowd sends, and how
+// How tshark's cflow dissector (4.0) names and prints the information elements softflowd sends (as IPFIX,
+// NetFlow v9 or v5, whose fields tshark prints under the same names), and those of flowagg's flow template, and how
 // to turn its text back into comparable values: integers as bigint, addresses and strings as text,
 // absolute times as bigint nanoseconds since the epoch, sysUpTime times as bigint milliseconds.
 // RFC 5103 reverse elements (PEN 29305) print under the same names as their forward elements.
@@ -53,21 +54,40 @@ const CFLOW_FIELDS: ReadonlyMap<number, CflowField> = new Map([
   [6, integer('cflow.tcpflags')],
   [7, integer('cflow.srcport')],
   [8, text('cflow.srcaddr')],
+  [9, integer('cflow.srcmask')],
   [10, integer('cflow.inputint')],
   [11, integer('cflow.dstport')],
   [12, text('cflow.dstaddr')],
+  [13, integer('cflow.dstmask')],
   [14, integer('cflow.outputint')],
+  [15, text('cflow.nexthop')],
+  [16, integer('cflow.srcas')],
+  [17, integer('cflow.dstas')],
   [21, upTime('cflow.timeend', 'cflow.abstimeend')],
   [22, upTime('cflow.timestart', 'cflow.abstimestart')],
   [27, text('cflow.srcaddrv6')],
   [28, text('cflow.dstaddrv6')],
+  [29, integer('cflow.srcmaskv6')],
+  [30, integer('cflow.dstmaskv6')],
   [32, integer('cflow.icmp_type_code_ipv4')],
+  [34, integer('cflow.sampling_interval')],
+  [48, integer('cflow.sampler_id')],
+  [49, integer('cflow.sampler_mode')],
+  [50, integer('cflow.sampler_random_interval')],
+  [53, integer('cflow.ttl_max')],
+  [56, text('cflow.srcmac')],
+  [58, integer('cflow.vlanid')],
+  [59, integer('cflow.post_vlanid')],
+  [35, integer('cflow.sampling_algorithm')],
   [60, integer('cflow.ip_version')],
   [61, integer('cflow.direction')],
+  [62, text('cflow.nexthopv6')],
+  [80, text('cflow.dstmac')],
   [82, text('cflow.if_name')],
   [85, integer('cflow.permanent_octets')],
   [86, integer('cflow.permanent_packets')],
   [136, integer('cflow.flow_end_reason')],
+  [210, text('cflow.padding')],
   [139, { names: [['cflow.icmp_ipv6_type'], ['cflow.icmp_ipv6_code']], parse: ([type, code]) => BigInt(type as string) * 256n + BigInt(code as string) }],
   [143, integer('cflow.mp_id')],
   [150, absoluteTime('cflow.abstimestart')],
@@ -82,6 +102,7 @@ const CFLOW_FIELDS: ReadonlyMap<number, CflowField> = new Map([
   [304, integer('cflow.selector_algorithm')],
   [305, integer('cflow.sampling_packet_interval')],
   [306, integer('cflow.sampling_packet_space')],
+  [351, integer('cflow.layer2_segment_id')],
   [403, text('cflow.original_exporter_ipv4_address')],
   [404, text('cflow.original_exporter_ipv6_address')],
   [405, integer('cflow.original_observation_domain_id')],
@@ -91,13 +112,14 @@ export const REVERSE_PEN = 29305;
 export const ANTREA_PEN = 56506;
 
 /**
- * tshark 4.0 has no dictionary for Antrea's elements: it prints each value as colon-separated hex bytes,
- * in template order, and prints nothing for an empty variable-length value.
+ * tshark 4.0 has no dictionary for Antrea's elements (nor VMware's, PEN 6876): it prints each value as
+ * colon-separated hex bytes, in template order, and prints nothing for an empty variable-length value.
  */
-const ANTREA_ENTRY: CflowField = text('cflow.enterprise_private_entry');
+const ENTERPRISE_ENTRY: CflowField = text('cflow.enterprise_private_entry');
+const VMWARE_PEN = 6876;
 
 export function cflowField(pen: number, id: number): CflowField {
-  const field = pen === 0 || pen === REVERSE_PEN ? CFLOW_FIELDS.get(id) : pen === ANTREA_PEN ? ANTREA_ENTRY : undefined;
+  const field = pen === 0 || pen === REVERSE_PEN ? CFLOW_FIELDS.get(id) : pen === ANTREA_PEN || pen === VMWARE_PEN ? ENTERPRISE_ENTRY : undefined;
   if (field === undefined) {
     throw new FlowaggError(HARNESS_TOOL_OUTPUT, `no tshark field known for information element ${pen}/${id}: add it to tshark-fields.ts`, { context: { pen, id } });
   }

@@ -10,33 +10,19 @@
 // the message is still decoded. Templates are learned into the session's TemplateStore as they come,
 // so a data set may use a template defined earlier in the same message.
 import { IPFIX_ERR, IpfixError } from './errors.js';
-import { MESSAGE_HEADER_LENGTH, readMessageHeader, u16 } from './message-header.js';
+import { MESSAGE_HEADER_LENGTH, readMessageHeader } from './message-header.js';
 import { type DecodeContext, recordDecoder } from './record-decoder.js';
-import { SET_HEADER_LENGTH, setKind } from './set-header.js';
+import { setKind } from './set-header.js';
+import { type DataSetVisitor, type ScannedMessage, type SetDialect, walkSets } from './set-walk.js';
 import { decodeTemplateSet } from './template-record.js';
 import { type TemplateStore } from './template-store.js';
-import { type DataRecord, type MessageHeader, type Template, type TemplateWithdrawal } from './types.js';
+import { type DataRecord, type Template } from './types.js';
 
-/** What scanning a message yields besides its data sets. */
-export interface ScannedMessage {
-  header: MessageHeader;
-  /** Templates learned or redefined in this message. */
-  templates: Template[];
-  /** Withdrawals that took effect (none over UDP, where RFC 7011 §8.4 says to ignore them). */
-  withdrawals: TemplateWithdrawal[];
-  /** Set- and record-level problems; the rest of the message was still decoded. */
-  errors: IpfixError[];
-}
+export type { DataSetVisitor, ScannedMessage } from './set-walk.js';
 
 export interface DecodedMessage extends ScannedMessage {
   records: DataRecord[];
 }
-
-/**
- * Receives each data set whose template is known, in message order: its records are in
- * buf[start..end) (padding included). Problems found in them go to `errors`.
- */
-export type DataSetVisitor = (template: Template, buf: Buffer, start: number, end: number, setIndex: number, errors: IpfixError[]) => void;
 
 export interface DecodeOptions {
   /** Deepest RFC 6313 list nesting accepted (default 8). */
@@ -44,6 +30,8 @@ export interface DecodeOptions {
   /** Compile each template at first use instead of after COMPILE_AFTER_RECORDS records (tests, benchmarks). */
   compileNow?: boolean;
 }
+
+const IPFIX_SETS: SetDialect = { kind: setKind, templates: decodeTemplateSet, trailingPadding: false };
 
 /**
  * Walks the message at the start of `input` (its header's length says where it ends; `input` may be
@@ -54,48 +42,16 @@ export interface DecodeOptions {
  * version other than 10, or a length field that does not fit the buffer.
  */
 export function scanMessage(input: Uint8Array, store: TemplateStore, visit: DataSetVisitor): ScannedMessage {
-  // A Buffer view (no copy) gives the string decoder Node's native UTF-8 slicing.
-  const buf = input instanceof Buffer ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const buf = asBuffer(input);
   const header = readMessageHeader(buf);
-  const odid = header.observationDomainId;
   const out: ScannedMessage = { header, templates: [], withdrawals: [], errors: [] };
-  const end = header.length;
-  let p = MESSAGE_HEADER_LENGTH;
-  for (let setIndex = 0; p < end; setIndex++) {
-    if (end - p < SET_HEADER_LENGTH) {
-      out.errors.push(new IpfixError(IPFIX_ERR.SHORT_SET, `${end - p} bytes at the end of the message are too few for a set header`, { offset: p, observationDomainId: odid, setIndex }));
-      break;
-    }
-    const setId = u16(buf, p);
-    const setLength = u16(buf, p + 2);
-    const ctx = { offset: p, observationDomainId: odid, setIndex };
-    if (setLength < SET_HEADER_LENGTH) {
-      // A zero-length set would never advance; nothing after it can be located.
-      out.errors.push(new IpfixError(IPFIX_ERR.SHORT_SET, `set ${setId} has length ${setLength}, below its 4-byte header`, ctx));
-      break;
-    }
-    if (p + setLength > end) {
-      out.errors.push(new IpfixError(IPFIX_ERR.SET_OVERRUNS_MESSAGE, `set ${setId} of ${setLength} bytes overruns the message by ${p + setLength - end} bytes`, ctx));
-      break;
-    }
-    const start = p + SET_HEADER_LENGTH;
-    const setEnd = p + setLength;
-    const kind = setKind(setId);
-    if (kind === 'template' || kind === 'optionsTemplate') {
-      learnTemplates(buf, start, setEnd, store, odid, kind, setIndex, out);
-    } else if (kind === 'data') {
-      const template = store.get(odid, setId);
-      if (template === undefined) {
-        out.errors.push(new IpfixError(IPFIX_ERR.UNKNOWN_TEMPLATE, `data set for unknown template ${setId} in domain ${odid}; set skipped`, { ...ctx, templateId: setId, setLength }));
-      } else {
-        visit(template, buf, start, setEnd, setIndex, out.errors);
-      }
-    } else {
-      out.errors.push(new IpfixError(IPFIX_ERR.RESERVED_SET_ID, `set id ${setId} is reserved; set skipped`, { ...ctx, setLength }));
-    }
-    p = setEnd;
-  }
+  walkSets(buf, MESSAGE_HEADER_LENGTH, header.length, store, IPFIX_SETS, visit, out);
   return out;
+}
+
+/** A Buffer view (no copy): it gives the string decoder Node's native UTF-8 slicing. */
+export function asBuffer(input: Uint8Array): Buffer {
+  return input instanceof Buffer ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
 }
 
 /**
@@ -103,28 +59,18 @@ export function scanMessage(input: Uint8Array, store: TemplateStore, visit: Data
  * scanMessage for the walk and the errors thrown). A bad record is reported in `errors` and skipped.
  */
 export function decodeMessage(input: Uint8Array, store: TemplateStore, opts: DecodeOptions = {}): DecodedMessage {
+  return decodeScanned((visit) => scanMessage(input, store, visit), store, opts);
+}
+
+/** Decodes the data records of whatever `scan` walks (an IPFIX message, a NetFlow packet) into values. */
+export function decodeScanned<S extends ScannedMessage>(scan: (visit: DataSetVisitor) => S, store: TemplateStore, opts: DecodeOptions = {}): S & DecodedMessage {
   const records: DataRecord[] = [];
   let cx: DecodeContext | undefined;
-  const scanned = scanMessage(input, store, (template, buf, start, end, setIndex, errors) => {
+  const scanned = scan((template, buf, start, end, setIndex, errors) => {
     cx ??= { store, observationDomainId: template.observationDomainId, depth: 0, maxDepth: opts.maxListDepth ?? 8, next: 0, compileNow: opts.compileNow };
     decodeDataSet(buf, start, end, template, cx, setIndex, records, errors);
   });
   return { ...scanned, records };
-}
-
-function learnTemplates(
-  buf: Uint8Array, start: number, end: number, store: TemplateStore, odid: number,
-  kind: 'template' | 'optionsTemplate', setIndex: number, out: ScannedMessage,
-): void {
-  const content = decodeTemplateSet(buf, start, end, odid, kind === 'optionsTemplate', setIndex);
-  out.errors.push(...content.errors);
-  for (const t of content.templates) {
-    store.set(t);
-    out.templates.push(store.get(odid, t.id) ?? t);
-  }
-  for (const templateId of content.withdrawals) {
-    if (store.withdraw(odid, templateId, kind)) out.withdrawals.push({ observationDomainId: odid, templateId });
-  }
 }
 
 function decodeDataSet(

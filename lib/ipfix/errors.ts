@@ -1,4 +1,5 @@
-// Error codes of the IPFIX codec. Every problem found in input is an IpfixError whose context locates
+// Error codes of the IPFIX codec (which reads NetFlow v9 and v5 too: the set- and record-level codes apply
+// to v9 FlowSets as well). Every problem found in input is an IpfixError whose context locates
 // it: `offset` is the byte offset in the message, plus the observation domain, template id and set index
 // when they are known. Message-level problems are thrown by decodeMessage; set- and record-level problems
 // are collected in DecodedMessage.errors while the rest of the message is still decoded.
@@ -44,6 +45,12 @@ export const IPFIX_ERR = {
   BAD_VALUE: 'FLOWAGG_ERR_IPFIX_BAD_VALUE',
   /** Encoder: one record or template larger than the maximum message size. */
   RECORD_TOO_LARGE: 'FLOWAGG_ERR_IPFIX_RECORD_TOO_LARGE',
+  /** A NetFlow v5 or v9 packet shorter than its header (24 or 20 bytes). */
+  NETFLOW_TRUNCATED_HEADER: 'FLOWAGG_ERR_NETFLOW_TRUNCATED_HEADER',
+  /** A NetFlow v5 packet whose record count is 0, above 30, or more than its bytes hold. */
+  NETFLOW_BAD_COUNT: 'FLOWAGG_ERR_NETFLOW_BAD_COUNT',
+  /** A NetFlow v9 template record with no fields (v9 has no withdrawals). */
+  NETFLOW_EMPTY_TEMPLATE: 'FLOWAGG_ERR_NETFLOW_EMPTY_TEMPLATE',
   /** Registry: no element by that name. */
   UNKNOWN_ELEMENT: 'FLOWAGG_ERR_IPFIX_UNKNOWN_ELEMENT',
 } as const;

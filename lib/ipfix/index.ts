@@ -1,5 +1,6 @@
 // The IPFIX codec (RFC 7011, RFC 6313, RFC 5103 reverse elements): decoding, compiled record layouts
-// for transcoders, and encoding. See types.ts for how each abstract data type is represented.
+// for transcoders, and encoding; it reads NetFlow v9 (RFC 3954) and v5 packets too, as IPFIX elements. See
+// types.ts for how each abstract data type is represented.
 export * from './types.js';
 export { IPFIX_ERR, IpfixError, isIpfixError, type IpfixErrorCode, type IpfixErrorContext } from './errors.js';
 export { TemplateStore, type TemplateStoreOptions, type Transport, sameLayout } from './template-store.js';
@@ -13,3 +14,6 @@ export { decodeUtf8, formatIpv4, formatIpv6, formatMac, toHex } from './text.js'
 export { MessageEncoder, type MessageEncoderOptions } from './message-encoder.js';
 export { recordEncoder, type EncodeRecord } from './record-encoder.js';
 export { templateRecordLength, writeTemplateRecord } from './template-record.js';
+export { decodeNetflow, packetVersion, scanNetflowV5, scanNetflowV9, type ScannedNetflow } from './netflow-message.js';
+export { type NetflowHeader, NETFLOW_V5_VERSION, NETFLOW_V9_VERSION } from './netflow-header.js';
+export { netflowFieldElement } from './netflow-fields.js';

@@ -27,6 +27,7 @@ import { validFieldLength } from './field-codec.js';
 import { IPFIX_ERR, IpfixError } from './errors.js';
 import { putU16, putU32, u16, u32 } from './message-header.js';
 import { MIN_DATA_SET_ID, OPTIONS_TEMPLATE_SET_ID, TEMPLATE_SET_ID } from './set-header.js';
+import { allZero } from './set-walk.js';
 import { type Template, type TemplateField } from './types.js';
 
 export interface TemplateSetContent {
@@ -103,11 +104,6 @@ export function decodeTemplateSet(
     }
   }
   return out;
-}
-
-function allZero(b: Uint8Array, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (b[i] !== 0) return false;
-  return true;
 }
 
 /** Bytes the template record takes on the wire. */

@@ -6,7 +6,9 @@
 // as text; octetArray as lower-case hex; floats that JSON cannot hold as "NaN"/"Infinity"/"-Infinity";
 // RFC 6313 lists as nested objects. Metadata keys start with "@": @exporter (address:port, pcap only),
 // @observationDomainId, @templateId, @exportTime, @sequenceNumber, @offset (byte offset of the message
-// or of the packet in the file).
+// or of the packet in the file); NetFlow records also have @version (9 or 5) and @sysUpTime (the packet's,
+// in ms, to which their flowStart/EndSysUpTime are relative), and their @observationDomainId is v9's Source
+// ID or v5's engine type × 256 + engine id.
 // Text: a readable dump in the manner of ipfixDump.
 import { fieldsToJson, semanticName, valueToJson } from '../../../lib/ipfix/json.js';
 import { type AbstractType, type DataRecord, type FieldValue, type MessageHeader, type Template } from '../../../lib/ipfix/types.js';
@@ -22,7 +24,8 @@ export function jsonLinePrefix(templateId: number, meta: RecordMeta): string {
   const exporter = meta.exporter === undefined ? '' : `"@exporter":${JSON.stringify(meta.exporter)},`;
   const offset = meta.offset === undefined ? '' : `,"@offset":${meta.offset}`;
   const h = meta.header;
-  return `{${exporter}"@observationDomainId":${h.observationDomainId},"@templateId":${templateId},"@exportTime":${h.exportTime},"@sequenceNumber":${h.sequenceNumber}${offset}`;
+  const netflow = 'sysUpTime' in h ? `"@version":${h.version},"@sysUpTime":${String(h.sysUpTime)},` : '';
+  return `{${exporter}${netflow}"@observationDomainId":${h.observationDomainId},"@templateId":${templateId},"@exportTime":${h.exportTime},"@sequenceNumber":${h.sequenceNumber}${offset}`;
 }
 
 /**
@@ -90,5 +93,7 @@ export function templateToText(t: Template): string {
 
 export function headerToText(h: MessageHeader, meta: { exporter?: string; offset: number }): string {
   const time = new Date(h.exportTime * 1000).toISOString().replace('.000Z', 'Z');
-  return `=== message at byte ${meta.offset}${meta.exporter ? ` from ${meta.exporter}` : ''}: ${h.length} bytes, domain ${h.observationDomainId}, sequence ${h.sequenceNumber}, export time ${time} ===`;
+  const what = 'sysUpTime' in h ? `NetFlow v${h.version} packet` : 'message';
+  const domain = 'sysUpTime' in h ? `${h.version === 9 ? 'source id' : 'engine'} ${h.observationDomainId}, sysUpTime ${String(h.sysUpTime)} ms` : `domain ${h.observationDomainId}`;
+  return `=== ${what} at byte ${meta.offset}${meta.exporter ? ` from ${meta.exporter}` : ''}: ${h.length} bytes, ${domain}, sequence ${h.sequenceNumber}, export time ${time} ===`;
 }

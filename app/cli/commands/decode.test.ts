@@ -14,6 +14,7 @@ import { MessageEncoder } from '../../../lib/ipfix/message-encoder.js';
 import { readManifest, vendorPath } from '../../../lib/ipfix/testing/fixtures.js';
 import { makeTemplate, templateField } from '../../../lib/ipfix/testing/templates.js';
 import { type FieldValue, type Template } from '../../../lib/ipfix/types.js';
+import { ROUTER_TEMPLATE, routerValues, v5Packet, v9DataSet, v9Packet, v9Record, v9TemplateSet } from '../../../lib/ipfix/testing/netflow-packets.js';
 
 const main = fileURLToPath(new URL('../main.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'flowagg-decode-'));
@@ -77,6 +78,33 @@ describe('flowagg decode', () => {
         sourcePodName: 'frontend-1', flowStartNanoseconds: '1700000000123456789' },
     ]);
     assert.equal(element('reverseOctetDeltaCount').pen, 29305);
+  });
+
+  it('decodes NetFlow v9 and v5 datagrams of a capture beside IPFIX ones, under the IPFIX names their fields map to', () => {
+    const h = { sysUpTime: 3_600_000, unixSecs: 1_700_000_000, sequence: 5, sourceId: 7 };
+    const v9 = v9Packet(h, [v9TemplateSet([ROUTER_TEMPLATE]), v9DataSet(256, [v9Record(ROUTER_TEMPLATE, routerValues(0, h.sysUpTime))])], 2);
+    const v5 = v5Packet({ sysUpTime: 60_000, unixSecs: 1_700_000_001, unixNsecs: 0, flowSequence: 30, engineType: 1, engineId: 2, sampling: 0 },
+      [{ src: '10.0.0.1', dst: '10.0.0.2', packets: 2, octets: 80, first: 1000, last: 2000, srcPort: 1, dstPort: 2, protocol: 17 }]);
+    const ipfix = messages(makeTemplate(256, [templateField('sourceIPv4Address')], 1), [['10.9.9.9']])[0]!;
+    const frame = (payload: Buffer, src: string) => ethernetFrame({ src, srcPort: 9995, dst: '192.0.2.9', dstPort: 2055, payload });
+    const path = join(dir, 'netflow.pcap');
+    writeFileSync(path, pcapFile(LINKTYPE.ETHERNET, [frame(v9, '192.0.2.1'), frame(v5, '192.0.2.1'), frame(ipfix, '192.0.2.1')]));
+    const r = flowagg('decode', path);
+    assert.equal(r.stderr, '');
+    assert.equal(r.code, 0);
+    const [a, b, c] = jsonLines(r.stdout);
+    assert.deepEqual(
+      [a!['@version'], a!['@sysUpTime'], a!['@observationDomainId'], a!['@sequenceNumber'], a!.sourceIPv4Address, a!.octetDeltaCount, a!.flowEndSysUpTime, a!.bgpSourceAsNumber],
+      [9, 3_600_000, 7, 5, '198.51.100.0', 1500, 3_599_000, 64500],
+    );
+    assert.deepEqual(
+      [b!['@version'], b!['@observationDomainId'], b!['@templateId'], b!.sourceIPv4Address, b!.packetDeltaCount, b!.flowStartSysUpTime, b!.protocolIdentifier, b!.paddingOctets],
+      [5, 0x0102, 0, '10.0.0.1', 2, 1000, 17, ['00', '0000']],
+    );
+    assert.deepEqual([c!['@version'], c!.sourceIPv4Address], [undefined, '10.9.9.9'], 'the same exporter\'s IPFIX is a session of its own');
+    const text = flowagg('decode', path, '--format', 'text');
+    assert.match(text.stdout, /=== NetFlow v9 packet at byte 24 from 192\.0\.2\.1:9995: \d+ bytes, source id 7, sysUpTime 3600000 ms, sequence 5/);
+    assert.match(text.stdout, /=== NetFlow v5 packet at byte \d+ from 192\.0\.2\.1:9995: 72 bytes, engine 258/);
   });
 
   it('decodes a Linux cooked IPv6 pcapng, reports errors with their byte offset and goes on', () => {

@@ -1,12 +1,16 @@
 // `flowagg decode FILE [--format json|text]`: prints the data records of an IPFIX file or of a
-// pcap/pcapng capture of IPFIX over UDP. Each exporter (address and port) in a capture is its own UDP
-// session with its own templates, which expire on capture time; an IPFIX file is one session.
+// pcap/pcapng capture of IPFIX, NetFlow v9 or NetFlow v5 over UDP (told apart by each datagram's version).
+// Each exporter (address and port) in a capture is its own UDP session with its own templates, which expire
+// on capture time; an IPFIX file is one session.
 // Problems go to stderr with the byte offset they concern, and decoding goes on with the next message.
 import { writeSync } from 'node:fs';
 import { CaptureError } from '../../../lib/capture/errors.js';
 import { capturedMessages } from '../../../lib/capture/messages.js';
 import { errorMessage } from '../../../lib/errors.js';
-import { decodeMessage } from '../../../lib/ipfix/decode-message.js';
+import { type DecodedMessage, decodeMessage } from '../../../lib/ipfix/decode-message.js';
+import { IPFIX_VERSION } from '../../../lib/ipfix/message-header.js';
+import { NETFLOW_V5_VERSION, NETFLOW_V9_VERSION } from '../../../lib/ipfix/netflow-header.js';
+import { decodeNetflow, packetVersion } from '../../../lib/ipfix/netflow-message.js';
 import { IpfixError } from '../../../lib/ipfix/errors.js';
 import { TemplateStore } from '../../../lib/ipfix/template-store.js';
 import { type DataRecord } from '../../../lib/ipfix/types.js';
@@ -17,14 +21,17 @@ import { JsonLinesWriter } from './json-lines.js';
 const usage = `Usage: flowagg decode FILE [-o json|text]
 
 Decode an IPFIX file (RFC 5655: messages back to back, e.g. what ipfixDump reads) or a pcap/pcapng
-capture whose UDP payloads are IPFIX messages (Ethernet incl. 802.1Q, Linux cooked SLL/SLL2 and raw IP
-link types; IPv4 and IPv6). The kind of file is recognised by its first bytes.
+capture whose UDP payloads are IPFIX messages or NetFlow v9 or v5 packets, on any port (Ethernet incl.
+802.1Q, Linux cooked SLL/SLL2 and raw IP link types; IPv4 and IPv6). The kind of file is recognised by its
+first bytes, the kind of each datagram by its version field. NetFlow fields print under the IPFIX names
+they map to (docs/netflow.md).
 
 Options:
   -o, --output json|text  json (default): one JSON object per data record on stdout, keys are element
                           names (sourceIPv4Address, reverseOctetDeltaCount, sourcePodName, unknown
                           elements e<pen>.<id>) plus metadata keys starting with "@" (@exporter,
-                          @observationDomainId, @templateId, @exportTime, @sequenceNumber, @offset).
+                          @observationDomainId, @templateId, @exportTime, @sequenceNumber, @offset;
+                          NetFlow: @version and @sysUpTime too).
                           text: a readable dump of messages, templates and records.
                           (-f, --format is the same option.)
   -h, --help              show this help
@@ -77,7 +84,8 @@ export async function decodeFile(path: string, format: 'json' | 'text', out: Out
         if (format === 'text') out.write(`# packet at byte ${m.offset} skipped: ${m.reason}\n`);
         continue;
       }
-      const key = m.exporter ?? '';
+      const version = packetVersion(m.bytes);
+      const key = `${version === IPFIX_VERSION ? '' : version}|${m.exporter ?? ''}`;
       let session = sessions.get(key);
       if (session === undefined) {
         const clock = { now: 0 };
@@ -87,9 +95,10 @@ export async function decodeFile(path: string, format: 'json' | 'text', out: Out
         sessions.set(key, session);
       }
       session.clock.now = m.timestampMs ?? 0;
-      let decoded;
+      let decoded: DecodedMessage;
       try {
-        decoded = decodeMessage(m.bytes, session.store);
+        // A capture's datagrams may be NetFlow; an IPFIX file holds only IPFIX (messages.ts stops at anything else).
+        decoded = m.exporter !== undefined && (version === NETFLOW_V9_VERSION || version === NETFLOW_V5_VERSION) ? decodeNetflow(m.bytes, session.store) : decodeMessage(m.bytes, session.store);
       } catch (e) {
         if (!(e instanceof IpfixError)) throw e;
         report(m.offset + (m.exporter === undefined ? (e.context.offset ?? 0) : 0), `${m.exporter ? `message from ${m.exporter}: ` : ''}${e.message}`, e.code);

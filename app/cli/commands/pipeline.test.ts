@@ -9,6 +9,8 @@ import { describe, test } from 'node:test';
 import { MessageEncoder } from '../../../lib/ipfix/message-encoder.js';
 import { makeTemplate, templateField } from '../../../lib/ipfix/testing/templates.js';
 import { type FieldValue } from '../../../lib/ipfix/types.js';
+import { LINKTYPE, ethernetFrame, pcapFile } from '../../../lib/capture/testing/pcap-files.js';
+import { v9DataSet, v9Packet, v9Record, v9TemplateSet } from '../../../lib/ipfix/testing/netflow-packets.js';
 import { runTool } from '../../../integration-tests/harness/tools.js';
 import { processorConfig } from '../../../processor/config.js';
 import { runPipeline } from '../../pipeline.js';
@@ -96,6 +98,29 @@ describe('flowagg pipeline', () => {
     assert.equal(out.length, 2);
     assert.deepEqual(out.map((r) => [r.flowDirection, r.originalObservationDomainId, r.originalExporterIPv4Address, r.originalExporterIPv6Address]), [[1, 1, '0.0.0.0', '::'], [0, 1, '0.0.0.0', '::']]);
     assert.deepEqual(out.map((r) => r.packetTotalCount), [800, 1000]);
+  });
+
+  test('a capture with NetFlow v9 beside Antrea\'s halves: aggregate mode correlates the halves and passes the router\'s record through as it came', async () => {
+    const [a, b] = records(false);
+    const template = makeTemplate(256, fields(false).map((n) => templateField(n)), 1);
+    const agent = (values: FieldValue[]) => {
+      const enc = new MessageEncoder({ observationDomainId: 1, exportTime: () => TEST_TIME });
+      enc.addTemplate(template);
+      enc.addRecord(template, values);
+      return Buffer.from(enc.flush()[0]!);
+    };
+    // The router saw the same 5-tuple.
+    const router = { id: 300, fields: [[8, 4], [12, 4], [7, 2], [11, 2], [4, 1], [1, 4], [2, 4], [22, 4], [21, 4], [10, 2]].map(([type, length]) => ({ type: type!, length: length! })) };
+    const v9 = v9Packet({ sysUpTime: 60_000, unixSecs: TEST_TIME, sequence: 1, sourceId: 9 }, [v9TemplateSet([router]), v9DataSet(300, [v9Record(router, ['10.0.0.1', '10.0.0.2', 1234, 5678, 6, 999, 9, 50_000, 59_000, 3])])], 2);
+    const frame = (src: string, dstPort: number, payload: Buffer) => ethernetFrame({ src, srcPort: 40_000, dst: '192.0.2.9', dstPort, payload });
+    const path = join(mkdtempSync(join(tmpdir(), 'flowagg-pipeline-test-')), 'mixed.pcap');
+    writeFileSync(path, pcapFile(LINKTYPE.ETHERNET, [frame('192.0.2.1', 4739, agent(a)), frame('192.0.2.254', 2055, v9), frame('192.0.2.2', 4739, agent(b))]));
+    const out = await pipeline(path, 'aggregate');
+    assert.equal(out.length, 2, 'the correlated flow and the router\'s record');
+    const correlated = out.find((r) => r.sourcePodName === 'pod1')!;
+    assert.deepEqual([correlated.destinationPodName, correlated.packetDeltaCount, correlated.packetTotalCount], ['pod2', 500, 1000], 'nothing of the router\'s record');
+    const passed = out.find((r) => r.octetDeltaCount === 999)!;
+    assert.deepEqual([passed.packetDeltaCount, passed.ingressInterface, passed.flowStartMilliseconds, passed.flowEndMilliseconds], [9, 3, TEST_TIME * 1000 - 10_000, TEST_TIME * 1000 - 1000]);
   });
 
   test('the command: the same file gives the same bytes', async (t) => {

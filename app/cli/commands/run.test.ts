@@ -29,6 +29,7 @@ test('flowagg run without a configuration file writes the flow log as JSON lines
   assert.deepEqual([c.flowLogger.enable, c.flowLogger.path, c.flowLogger.recordFormat], [true, 'data/flows.log', 'JSON']);
   assert.deepEqual(c.aggregatorTransportProtocol, ['udp', 'tcp'], 'IPFIX collectors any exporter reaches without certificates');
   assert.equal(c.log.embedded.dir, './data/log', 'beside the log');
+  assert.deepEqual(c.ingest.netflow, { enabled: true, port: 2055 }, 'NetFlow on 2055 in the quick start');
   process.env.FLOWAGG_CFG_FLOWLOGGER_ENABLE = 'false';
   try {
     assert.equal(loadServiceConfig(args(), {}, QUICK_START_CONFIG).flowLogger.enable, false);
@@ -43,6 +44,7 @@ test('flowagg run with a configuration file keeps Antrea\'s defaults: the flow l
   const c = loadServiceConfig(args({ config: file }), {}, QUICK_START_CONFIG);
   assert.deepEqual([c.flowLogger.enable, c.flowLogger.recordFormat], [false, 'CSV']);
   assert.deepEqual(c.aggregatorTransportProtocol, ['tls']);
+  assert.equal(c.ingest.netflow.enabled, false, 'NetFlow off unless the file enables it');
 });
 
 test('flowagg run with Kubernetes metadata on exits 0 within 10 s of SIGTERM: stopping leaves no handle open', async (t) => {

@@ -18,10 +18,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sortRecords } from '../../../integration-tests/harness/flow-view.js';
 import { expectedExport, writeTrafficPcap } from '../../../integration-tests/harness/softflowd-export.js';
 import { type ExpectedRecord } from '../../../integration-tests/harness/softflowd-flows.js';
-import { runSoftflowd } from '../../../integration-tests/harness/softflowd.js';
+import { runSoftflowd, type SoftflowdVersion } from '../../../integration-tests/harness/softflowd.js';
 import { conversationMix, renderTraffic } from '../../../integration-tests/harness/traffic.js';
 import { openEmbeddedLog } from '../../../lib/log/embedded/index.js';
-import { type FlowRecord } from '../../../schemas/flow-record.js';
+import { type FlowRecord, type Transport } from '../../../schemas/flow-record.js';
 import { readFlowRecords, softflowdView } from '../../testing/fakes.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -30,7 +30,7 @@ export const HEALTHZ_P99_MS = 100;
 const MIB = 1024 * 1024;
 
 export interface Target {
-  readonly ports: Readonly<Partial<Record<'udp' | 'tcp' | 'tls' | 'grpc', number>>>;
+  readonly ports: Readonly<Partial<Record<'udp' | 'tcp' | 'tls' | 'grpc' | 'netflow', number>>>;
   readonly http: number;
   readonly dataDir: string;
   recordMetrics(): Promise<Record<string, number>>;
@@ -147,14 +147,14 @@ export function together(...runs: GoodExport[]): GoodExport {
   };
 }
 
-/** A well-behaved exporter: softflowd over generated traffic, from 127.0.0.1. */
-export async function softflowd(port: number, transport: 'udp' | 'tcp', conversations = 200, seed = 23): Promise<GoodExport> {
+/** A well-behaved exporter: softflowd over generated traffic, from 127.0.0.1 (IPFIX, or NetFlow v9 or v5 with `version`). */
+export async function softflowd(port: number, transport: 'udp' | 'tcp', conversations = 200, seed = 23, version: SoftflowdVersion = 10): Promise<GoodExport> {
   const dir = await mkdtemp(join(tmpdir(), 'flowagg-attack-softflowd-'));
   try {
     const traffic = renderTraffic(conversationMix({ count: conversations, seed }));
     const pcapPath = await writeTrafficPcap(traffic, dir);
-    const run = await runSoftflowd({ pcapPath, collector: { address: '127.0.0.1', port }, transport, bidirectional: false, timeFormat: 'milli' });
-    return { sendFailures: run.stats.sendFailures, recordsExported: run.stats.recordsExported, expected: expectedExport(traffic, { bidirectional: false, timeFormat: 'milli' }) };
+    const run = await runSoftflowd({ pcapPath, collector: { address: '127.0.0.1', port }, transport, bidirectional: false, timeFormat: 'milli', version });
+    return { sendFailures: run.stats.sendFailures, recordsExported: run.stats.recordsExported, expected: expectedExport(traffic, { bidirectional: false, timeFormat: 'milli', version }) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -194,7 +194,7 @@ export async function finish(target: Target, probe: { stop(): Promise<ProbeResul
 }
 
 /** The checks every attack test makes: the good exporter's records all arrived; /healthz stayed fast; RSS bounded. */
-export function assertUnharmed(outcome: Outcome, good: GoodExport, transport: 'udp' | 'tcp', rssLimitMiB: number): void {
+export function assertUnharmed(outcome: Outcome, good: GoodExport, transport: Transport, rssLimitMiB: number): void {
   const { probe, peakRss, records } = outcome;
   if (process.env.FLOWAGG_ATTACK_DEBUG) {
     const lines = outcome.metrics.split('\n').filter((l) => /eventloop_lag_(max|p99)_seconds |gc_duration_seconds_(sum|count)|cpu_seconds_total /.test(l));

@@ -42,10 +42,10 @@ export function encodeRecord(template: Template, values: readonly (FieldValue | 
 
 /** The facts of a message for `template`'s data set from `origin`. */
 export function contextFor(origin: RecordOrigin, template: Pick<Template, 'id' | 'observationDomainId'>, facts: MessageFacts): MessageContext {
-  return { ...facts, origin: encodeOrigin(origin), observationDomainId: template.observationDomainId, templateId: template.id };
+  return { upTime: undefined, sampling: undefined, ...facts, origin: encodeOrigin(origin), observationDomainId: template.observationDomainId, templateId: template.id };
 }
 
-export type MessageFacts = Pick<MessageContext, 'exportTime' | 'sequenceNumber' | 'receiveTime' | 'systemInitTime'>;
+export type MessageFacts = Pick<MessageContext, 'exportTime' | 'sequenceNumber' | 'receiveTime' | 'systemInitTime'> & Partial<Pick<MessageContext, 'upTime' | 'sampling'>>;
 
 /** The reference path on IPFIX bytes: decode with the codec, build the FlowRecord, encode with avsc. */
 export function referenceEncode(template: Template, b: Uint8Array, msg: MessageContext, writer: AvroWriter<FlowRecord>): EncodedFlowRecord & { record: FlowRecord } {

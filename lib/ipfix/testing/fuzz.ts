@@ -1,7 +1,8 @@
 // Test support: a mutation fuzzer for the decoder. It takes real messages (the vendor captures, the
-// go-ipfix vectors, encoder output with lists) and corrupts them (bit flips, truncation, length
-// fields rewritten, splices from other messages), then checks that decodeMessage returns or throws an
-// IpfixError — never anything else — and how long each call took. Deterministic for a given seed.
+// go-ipfix vectors, encoder output with lists; or NetFlow v9 and v5 packets, netflow-fuzz.ts) and corrupts
+// them (bit flips, truncation, length fields rewritten, splices from other messages), then checks that the
+// decoder returns or throws an IpfixError — never anything else — and how long each call took.
+// Deterministic for a given seed.
 import { readFileSync } from 'node:fs';
 import { element } from '../registry.js';
 import { decodeMessage } from '../decode-message.js';
@@ -56,22 +57,38 @@ export function corpus(): Uint8Array[][] {
 export type Mutation = 'bitflip' | 'truncate' | 'length' | 'splice' | 'duplicate';
 const MUTATIONS: Mutation[] = ['bitflip', 'truncate', 'length', 'splice', 'duplicate'];
 
-/** Offsets in `m` that hold 16-bit lengths or counts: the message length, set lengths, template counts. */
-function lengthOffsets(m: Uint8Array): number[] {
+/** Where a protocol's messages keep what the mutations aim at. */
+export interface MessageShape {
+  readonly headerLength: number;
+  /** Whether bytes 2-3 are the message length (IPFIX), kept consistent by some mutations; else a count (NetFlow). */
+  readonly lengthField: boolean;
+  /** The set ids of template sets, whose field lengths are mutated too. */
+  readonly templateSetIds: readonly number[];
+}
+
+export const IPFIX_SHAPE: MessageShape = { headerLength: 16, lengthField: true, templateSetIds: [2, 3] };
+
+/** Offsets in `m` that hold 16-bit lengths or counts: the message length (or count), set lengths, template counts. */
+function lengthOffsets(m: Uint8Array, shape: MessageShape): number[] {
   const out = [2];
-  const end = Math.min(m.length, ((m[2] ?? 0) << 8) | (m[3] ?? 0));
-  for (let p = 16; p + 4 <= end; ) {
+  const end = shape.lengthField ? Math.min(m.length, ((m[2] ?? 0) << 8) | (m[3] ?? 0)) : m.length;
+  for (let p = shape.headerLength; p + 4 <= end; ) {
     out.push(p + 2);
     const setId = ((m[p] as number) << 8) | (m[p + 1] as number);
     const len = ((m[p + 2] as number) << 8) | (m[p + 3] as number);
-    if (setId === 2 || setId === 3) for (let q = p + 4; q + 4 <= p + len && q < p + 40; q += 4) out.push(q + 2);
+    if (shape.templateSetIds.includes(setId)) for (let q = p + 4; q + 4 <= p + len && q < p + 40; q += 4) out.push(q + 2);
     if (len < 4) break;
     p += len;
   }
   return out;
 }
 
-export function mutate(m: Uint8Array, other: Uint8Array, rand: () => number): { bytes: Uint8Array; mutation: Mutation } {
+export function mutate(m: Uint8Array, other: Uint8Array, rand: () => number, shape: MessageShape = IPFIX_SHAPE): { bytes: Uint8Array; mutation: Mutation } {
+  const keepLength = (b: Uint8Array) => {
+    if (!shape.lengthField) return;
+    b[2] = Math.min(b.length, 65535) >> 8; // keep the header consistent so that the sets are reached
+    b[3] = Math.min(b.length, 65535) & 0xff;
+  };
   const pick = (n: number) => Math.floor(rand() * n);
   const mutation = MUTATIONS[pick(MUTATIONS.length)] as Mutation;
   let b = new Uint8Array(m);
@@ -84,14 +101,11 @@ export function mutate(m: Uint8Array, other: Uint8Array, rand: () => number): { 
       break;
     case 'truncate': {
       b = b.slice(0, pick(b.length + 1));
-      if (b.length >= 4 && rand() < 0.5) {
-        b[2] = b.length >> 8; // keep the header consistent so that the sets are reached
-        b[3] = b.length & 0xff;
-      }
+      if (b.length >= 4 && rand() < 0.5) keepLength(b);
       break;
     }
     case 'length': {
-      const offs = lengthOffsets(b);
+      const offs = lengthOffsets(b, shape);
       const at = offs[pick(offs.length)] as number;
       if (at + 1 < b.length) {
         const old = ((b[at] as number) << 8) | (b[at + 1] as number);
@@ -104,27 +118,23 @@ export function mutate(m: Uint8Array, other: Uint8Array, rand: () => number): { 
     case 'splice': {
       const from = pick(other.length);
       const piece = other.subarray(from, from + 1 + pick(64));
-      const at = 16 + pick(Math.max(1, b.length - 16));
+      const at = shape.headerLength + pick(Math.max(1, b.length - shape.headerLength));
       const replace = rand() < 0.5;
       const out = new Uint8Array(replace ? Math.max(b.length, at + piece.length) : b.length + piece.length);
       out.set(b.subarray(0, at));
       out.set(piece, at);
       out.set(b.subarray(replace ? at + piece.length : at), at + piece.length);
       b = out;
-      if (rand() < 0.7) {
-        b[2] = Math.min(b.length, 65535) >> 8;
-        b[3] = Math.min(b.length, 65535) & 0xff;
-      }
+      if (rand() < 0.7) keepLength(b);
       break;
     }
     case 'duplicate': {
       // The same sets twice: template redefinition and repeated records.
-      const body = b.subarray(16);
+      const body = b.subarray(shape.headerLength);
       const out = new Uint8Array(Math.min(65535, b.length + body.length));
       out.set(b);
       out.set(body.subarray(0, out.length - b.length), b.length);
-      out[2] = out.length >> 8;
-      out[3] = out.length & 0xff;
+      keepLength(out);
       b = out;
       break;
     }
@@ -151,6 +161,9 @@ export interface FuzzReport {
 export interface FuzzTarget<S> {
   session(transport: 'udp' | 'tcp'): S;
   decode(session: S, bytes: Uint8Array): { readonly records: number; readonly errors: readonly { readonly code: string }[] };
+  /** The sessions of messages mutated (default: corpus(), IPFIX) and their shape. */
+  readonly corpus?: () => Uint8Array[][];
+  readonly shape?: MessageShape;
 }
 
 /** The codec's decoder as a fuzz target; `visit` may inspect each decoded message (e.g. format it). */
@@ -172,7 +185,7 @@ export function fuzz(iterations: number, seed: number, visit?: (d: ReturnType<ty
 
 /** Runs `iterations` mutations from `seed` against `target`. */
 export function fuzzTarget<S>(target: FuzzTarget<S>, iterations: number, seed: number): FuzzReport {
-  const sessions = corpus();
+  const sessions = (target.corpus ?? corpus)();
   const all = sessions.flat();
   const rand = rng(seed);
   const report: FuzzReport = { iterations, decoded: 0, records: 0, ipfixErrors: {}, crashes: [], slowestMs: 0 };
@@ -182,7 +195,7 @@ export function fuzzTarget<S>(target: FuzzTarget<S>, iterations: number, seed: n
     // Decode the session, corrupting some of its messages, so that data meets (corrupted) templates.
     for (const original of messages) {
       if (i >= iterations) break;
-      const { bytes, mutation } = mutate(original, all[Math.floor(rand() * all.length)] as Uint8Array, rand);
+      const { bytes, mutation } = mutate(original, all[Math.floor(rand() * all.length)] as Uint8Array, rand, target.shape);
       i++;
       const t0 = performance.now();
       try {

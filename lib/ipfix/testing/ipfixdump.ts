@@ -155,7 +155,8 @@ export function ipfixDumpValue(field: TemplateField, value: FieldValue, raw: Uin
   if (ie.pen === 0 && ie.id === 210) return `len: ${raw.length}`;
   if (alien || ie.type === 'octetArray') return field.length !== VARIABLE_LENGTH && field.length <= 8 ? littleEndian(raw) : `len: ${raw.length}`;
   switch (ie.type) {
-    case 'string': return `(len: ${raw.length}) ${new TextDecoder().decode(raw)}`;
+    // The reader trims lines: an empty string's "(len: 0) " is "(len: 0)".
+    case 'string': return `(len: ${raw.length}) ${new TextDecoder().decode(raw)}`.trimEnd();
     case 'boolean': return value === true ? '1' : '2';
     case 'ipv6Address': return ipv6AsIpfixDump(value as string);
     case 'dateTimeSeconds': return utcSeconds(value as number);
