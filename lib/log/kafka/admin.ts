@@ -4,9 +4,14 @@
 // to the group: that commits every partition's new offset atomically, with kafkajs's public API, without
 // joining the group (kafkajs's own setOffsets joins the group and waits for a fetch). Kafka applies
 // transactional offsets once the commit markers are written, so the reset waits until it reads them back.
+//
+// Topic creation is idempotent: services started together on a fresh broker (two processors and an
+// exporter) each find the topics missing and create them; the broker creates each once and tells the others
+// it exists, which kafkajs answers without waiting for leaders. So whoever created a topic, createTopics
+// returns only once every topic it names has a leader for each partition and answers offset requests.
 import kafkajs from './kafkajs.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FlowaggError } from '../../errors.js';
+import { type ErrorContext, FlowaggError, errorMessage } from '../../errors.js';
 import { LOG_GROUP_ACTIVE, LOG_INVALID_ARGUMENT, LOG_UNKNOWN_TOPIC } from '../errors.js';
 import { resolveReset } from '../offset-reset.js';
 import {
@@ -25,6 +30,8 @@ import { KafkaTransactionalProducer } from './producer.js';
 import { toOffset } from './records.js';
 
 const RESET_VISIBLE_TIMEOUT_MS = 10_000;
+/** How long a topic just created (by this client or another) may take to get its leaders. */
+const TOPICS_READY_TIMEOUT_MS = 30_000;
 
 const GROUP_STATES: Readonly<Record<string, GroupDescription['state']>> = {
   Empty: 'empty',
@@ -60,21 +67,45 @@ export class KafkaAdmin implements Admin {
     }
     const existing = new Set(await this.topicNames());
     const missing = topics.filter((t) => !existing.has(t.topic));
-    if (missing.length === 0) return;
+    if (missing.length > 0) {
+      const admin = await this.cluster.admin();
+      const replicationFactor = this.cluster.config.replicationFactor;
+      // Resolves false when another client created them first (TOPIC_ALREADY_EXISTS): as good as created.
+      await kafkaCall('creating topics', { topics: missing.map((t) => t.topic).join(',') }, () =>
+        admin.createTopics({
+          waitForLeaders: false,
+          topics: missing.map((t) => ({
+            topic: t.topic,
+            numPartitions: t.partitions,
+            replicationFactor: t.replicationFactor ?? replicationFactor ?? -1,
+            configEntries: topicConfigEntries(t),
+          })),
+        }),
+      );
+      for (const t of missing) this.cluster.forgetTopic(t.topic);
+    }
+    await this.waitUntilUsable(topics.map((t) => t.topic));
+  }
+
+  /**
+   * Until every topic has a leader for each partition in the brokers' metadata and then answers offset
+   * requests: a broker publishes a new leader in its metadata a moment before it serves the partition.
+   */
+  private async waitUntilUsable(topics: readonly string[]): Promise<void> {
     const admin = await this.cluster.admin();
-    const replicationFactor = this.cluster.config.replicationFactor;
-    await kafkaCall('creating topics', { topics: missing.map((t) => t.topic).join(',') }, () =>
-      admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((t) => ({
-          topic: t.topic,
-          numPartitions: t.partitions,
-          replicationFactor: t.replicationFactor ?? replicationFactor ?? -1,
-          configEntries: topicConfigEntries(t),
-        })),
-      }),
-    );
-    for (const t of missing) this.cluster.forgetTopic(t.topic);
+    const led = async () => {
+      // Metadata of every topic, not cached: kafkajs caches what it reads of a named topic, leaderless or not.
+      const described = (await admin.fetchTopicMetadata()).topics;
+      return topics.every((name) => {
+        const partitions = described.find((t) => t.name === name)?.partitions ?? [];
+        return partitions.length > 0 && partitions.every((p) => p.partitionErrorCode === 0 && p.leader >= 0);
+      });
+    };
+    const answering = async () => {
+      for (const topic of topics) await this.fetchTopicOffsets(topic);
+      return true;
+    };
+    await this.waitFor(`topics ${topics.join(', ')} with leaders`, TOPICS_READY_TIMEOUT_MS, { topics: topics.join(',') }, async () => (await led()) && (await answering()));
   }
 
   async listTopics(): Promise<TopicDescription[]> {
@@ -193,15 +224,25 @@ export class KafkaAdmin implements Admin {
   }
 
   private async waitUntilCommitted(groupId: string, offsets: TopicPartitionOffset[]): Promise<void> {
-    const deadline = Date.now() + RESET_VISIBLE_TIMEOUT_MS;
-    for (;;) {
+    await this.waitFor(`the reset offsets of group ${groupId}`, RESET_VISIBLE_TIMEOUT_MS, { groupId }, async () => {
       const committed = (await this.committedOffsets(groupId)).get(offsets[0]?.topic ?? '');
-      if (offsets.every((o) => committed?.get(o.partition) === o.offset)) return;
+      return offsets.every((o) => committed?.get(o.partition) === o.offset);
+    });
+  }
+
+  /** Polls `check` (an error counts as not yet) until it holds; after `timeoutMs`, a retriable KAFKA_BROKER error naming `what`. */
+  private async waitFor(what: string, timeoutMs: number, context: ErrorContext, check: () => Promise<boolean>): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let lastError: unknown;
+    for (;;) {
+      try {
+        if (await check()) return;
+      } catch (err) {
+        lastError = err;
+      }
       if (Date.now() > deadline) {
-        throw new FlowaggError(KAFKA_BROKER, `the offsets of group ${groupId} were reset but Kafka did not show them within ${RESET_VISIBLE_TIMEOUT_MS / 1000}s`, {
-          context: { groupId },
-          retriable: true,
-        });
+        const why = lastError === undefined ? '' : ` (last error: ${errorMessage(lastError)})`;
+        throw new FlowaggError(KAFKA_BROKER, `Kafka did not show ${what} within ${timeoutMs / 1000}s${why}`, { context, retriable: true, cause: lastError });
       }
       await sleep(50);
     }
