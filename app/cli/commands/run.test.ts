@@ -65,6 +65,8 @@ test('flowagg run with Kubernetes metadata on exits 0 within 10 s of SIGTERM: st
   const apiPort = await freePort();
   const config = join(dir, 'flowagg.yaml');
   writeFileSync(config, [
+    // TCP: with a configuration file the collector is TLS by default, whose CA Secret this fake API lacks.
+    'aggregatorTransportProtocol: TCP',
     'kubernetes:', '  enable: true', `  kubeconfig: ${kubeconfig}`,
     'apiServer:', `  apiPort: ${apiPort}`,
     'ingest:', '  host: 127.0.0.1', '  port: 0', '  grpc:', '    enabled: false',
