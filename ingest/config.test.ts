@@ -51,7 +51,7 @@ test('the limits on hostile input have defaults sized for a 5,000-Node cluster, 
 
 test('NetFlow: off by default on 2055; its UDP port may not be IPFIX\'s, naming the key to change', () => {
   assert.deepEqual(ingestConfig.parse({}).ingest.netflow, { enabled: false, port: 2055 });
-  assert.throws(() => ingestConfig.parse({ ingest: { netflow: { enabled: true, port: 4739 } } }), (err: Error) => {
+  assert.throws(() => ingestConfig.parse({ aggregatorTransportProtocol: 'udp', ingest: { netflow: { enabled: true, port: 4739 } } }), (err: Error) => {
     assert.match(err.message, /the IPFIX and NetFlow collectors cannot both listen on UDP port 4739/);
     assert.match(err.message, /ingest\.netflow\.port/);
     return true;

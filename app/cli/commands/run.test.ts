@@ -48,10 +48,14 @@ test('flowagg run with a configuration file keeps Antrea\'s defaults: the flow l
 });
 
 test('flowagg run with Kubernetes metadata on exits 0 within 10 s of SIGTERM: stopping leaves no handle open', async (t) => {
-  const fake = await FakeKubeApiServer.start();
-  t.after(() => fake.stop());
   // The watches open only after SIGTERM: a watch that answers after its informer stopped must be closed too.
   let stopping = false;
+  const fake = await FakeKubeApiServer.start();
+  // Held watches are let go first, or the server's stop would wait on them when the test failed early.
+  t.after(() => {
+    stopping = true;
+    return fake.stop();
+  });
   fake.intercept(async (req) => {
     if (req.query.watch !== 'true') return undefined;
     while (!stopping) await sleep(50);
