@@ -61,13 +61,15 @@ export class FilesCertificateSource extends EventEmitter implements CertificateS
   private async readFiles(): Promise<TlsMaterial> {
     const { certFile, keyFile, caFile } = this.opts;
     const context = { certFile, keyFile, caFile };
-    let material: TlsMaterial;
-    try {
-      const [cert, key, ca] = await Promise.all([certFile, keyFile, caFile].map((f) => (f === undefined ? '' : readFile(f, 'utf8'))));
-      material = { cert: cert!, key: key!, ca: ca! };
-    } catch (err) {
-      throw new FlowaggError(TLS_INVALID_MATERIAL, `cannot read the TLS certificate files: ${(err as Error).message}`, { cause: err, context });
+    // Every unreadable file is named, in a fixed order: reading them in parallel, the first to fail was whichever the disk answered first.
+    const reads = await Promise.allSettled([certFile, keyFile, caFile].map((f) => (f === undefined ? '' : readFile(f, 'utf8'))));
+    const failed = reads.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+    if (failed.length > 0) {
+      const first = reads.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      throw new FlowaggError(TLS_INVALID_MATERIAL, `cannot read the TLS certificate files: ${failed.join('; ')}`, { cause: first.reason, context });
     }
+    const [cert, key, ca] = reads.map((r) => (r as PromiseFulfilledResult<string>).value);
+    const material: TlsMaterial = { cert: cert!, key: key!, ca: ca! };
     let fits: boolean;
     try {
       if (caFile !== undefined) new X509Certificate(material.ca);
