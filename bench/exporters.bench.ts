@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { topicsSchema } from '../lib/log/topics.js';
+import { until } from '../lib/testing/until.js';
 import { flowRecordReader, flowRecordWriter } from '../schemas/flow-record.js';
 import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
 import { ipfixExporter } from '../exporters/ipfix/testing/exporter.js';
@@ -104,7 +105,7 @@ const bench: Benchmark = async (log) => {
       const c0 = process.cpuUsage();
       const t0 = performance.now();
       await runner.start();
-      while (runner.stats().delivered < total) await new Promise((r) => setTimeout(r, 5));
+      await until(`the runner to deliver ${total} records`, () => runner.stats().delivered >= total, { timeoutMs: 300_000, intervalMs: 5 });
       const seconds = (performance.now() - t0) / 1000;
       const perCpu = cpuRate(total, c0);
       await runner.stop();

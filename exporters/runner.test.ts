@@ -10,6 +10,7 @@ import { topicsSchema } from '../lib/log/topics.js';
 import { crashingConsumers } from '../lib/log/testing/crashing-consumers.js';
 import { type MessageLog } from '../lib/log/types.js';
 import { registry } from '../lib/telemetry/metrics.js';
+import { until } from '../lib/testing/until.js';
 import { EXPORT_NO_WORKER } from './errors.js';
 import { createExportRunner, type RunnerOptions } from './runner.js';
 import { TestDestination, numberedRecord, writeRecords } from './testing/records.js';
@@ -80,7 +81,7 @@ await test('an outage delays delivery, loses nothing and duplicates nothing; con
     const r = runner(log, dest);
     await r.start();
     await writeRecords(log, topics.flowsProcessed, Array.from({ length: 2000 }, (_, i) => numberedRecord(i)), (i) => i % 2);
-    while (dest.attempts < 6) await new Promise((res) => setTimeout(res, 20));
+    await until('six delivery attempts', () => dest.attempts >= 6);
     assert.equal(r.readiness().ready, false);
     assert.match(r.readiness().detail ?? '', /refuses batch .* test destination is down/);
     assert.equal(r.stats().retrying, 2);
@@ -148,7 +149,7 @@ await test('stop waits for the batch in flight and commits it: no redelivery at 
     const r = runner(log, dest);
     await r.start();
     await writeRecords(log, topics.flowsProcessed, Array.from({ length: 20 }, (_, i) => numberedRecord(i)), () => 0);
-    while (dest.attempts === 0) await new Promise((res) => setTimeout(res, 5));
+    await until('the batch in flight', () => dest.attempts > 0);
     await r.stop();
     assert.equal(dest.records, 20);
     assert.deepEqual(await committed(log, r.groupId), [20, 0]);

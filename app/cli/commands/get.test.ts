@@ -6,7 +6,6 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { agentTemplate } from '../../../simulate/antrea/records.js';
 import { antreaWorkload } from '../../../simulate/antrea/workload.js';
 import { loadConfig } from '../../../lib/config/load.js';
@@ -15,16 +14,7 @@ import { type ParsedArgs } from '../command.js';
 import { runGet } from './get.js';
 import { serve } from '../../serve.js';
 import { serviceConfigSchema } from '../../service-config.js';
-
-async function until<T>(what: string, get: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await get().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+import { until } from '../../../lib/testing/until.js';
 
 test('flowagg run: agents over TCP, aggregated; /flowrecords and flowagg get show the flows and the record metrics', async (t) => {
   const config = loadConfig(serviceConfigSchema, {
@@ -60,7 +50,7 @@ test('flowagg run: agents over TCP, aggregated; /flowrecords and flowagg get sho
   const metrics = await until('the records to be aggregated', async () => {
     const m = (await (await fetch(`http://${server}/recordmetrics`)).json()) as Record<string, number>;
     return m.numRecordsReceived === sent && m.numRecordsProcessed === sent && m.numFlows > 0 ? m : undefined;
-  });
+  }, { timeoutMs: 60_000 });
   socket.end();
   assert.ok(sent > 0);
   const flows = w.flowCount - [...Array(w.flowCount).keys()].filter((i) => w.flow(i).reporters.every((r) => r.node !== node)).length;
