@@ -9,8 +9,9 @@ import { isIPv6 } from 'node:net';
 import { type AgentRecord } from './antrea/workload.js';
 import { EXPORT_PATH } from '../schemas/antrea-proto.js';
 import { exportRequest } from './flow-message.js';
-import { type Link, LinkBase, NOT_CONNECTED, reconnectDelay, type WriteDone } from './link.js';
+import { type Link, LinkBase, NOT_CONNECTED, RECONNECT_BACKOFF, type WriteDone } from './link.js';
 import { type Target } from './tcp.js';
+import { Backoff } from '../lib/retry.js';
 import { type TlsMaterial } from './tls.js';
 
 const asBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
@@ -25,7 +26,7 @@ export class GrpcLink extends LinkBase implements Link {
   #client: grpc.Client | undefined;
   #call: grpc.ClientWritableStream<Buffer> | undefined;
   #ended: Promise<void> | undefined;
-  #failures = 0;
+  readonly #backoff = new Backoff(RECONNECT_BACKOFF);
   #retry: NodeJS.Timeout | undefined;
 
   constructor(target: Target, material: TlsMaterial, connectTimeoutMs: number) {
@@ -65,7 +66,7 @@ export class GrpcLink extends LinkBase implements Link {
     this.#call.on('error', () => {});
     this.state = 'up';
     this.connects++;
-    this.#failures = 0;
+    this.#backoff.reset();
   }
 
   #down(client: grpc.Client, reason: string): void {
@@ -74,7 +75,7 @@ export class GrpcLink extends LinkBase implements Link {
     if (client !== this.#client || this.state === 'closed') return;
     this.#call = undefined;
     this.state = 'down';
-    this.#retry = setTimeout(() => this.start(), reconnectDelay(this.#failures++));
+    this.#retry = setTimeout(() => this.start(), this.#backoff.next());
   }
 
   send(records: readonly AgentRecord[], done: WriteDone): void {

@@ -1,6 +1,7 @@
 // A simulated Node's connection to the collector, whatever the transport. The Agent (agent.ts) hands a link
 // the records due while it is ready; the link writes them as its transport's messages and reports, for every
 // record, whether its write went through. Links reconnect on their own after a failure.
+import { type BackoffPolicy } from '../lib/retry.js';
 import { type AgentRecord } from './antrea/workload.js';
 import { type Encoded } from './ipfix-session.js';
 
@@ -28,10 +29,11 @@ export interface Link {
   close(timeoutMs: number): Promise<void>;
 }
 
-/** Reconnect delays: 250 ms doubling to 5 s, an Agent's export interval (it retries on its next tick). */
-export function reconnectDelay(failures: number): number {
-  return Math.min(5000, 250 * 2 ** Math.min(failures, 5));
-}
+/**
+ * Reconnect delays: 250 ms doubling to 5 s, an Agent's export interval (it retries on its next tick). No
+ * jitter: an Agent's retry waits for its tick, and Agents' ticks are not aligned with each other anyway.
+ */
+export const RECONNECT_BACKOFF: BackoffPolicy = { initialMs: 250, maxMs: 5000, jitter: 0 };
 
 export const NOT_CONNECTED = (): Error => new Error('not connected');
 

@@ -7,7 +7,8 @@ import { type AgentNode, type AgentRecord } from './antrea/workload.js';
 import { errorMessage } from '../lib/errors.js';
 import { MAX_MESSAGE_LENGTH } from '../lib/ipfix/message-header.js';
 import { AgentIpfixSession, type Encoded, type SessionOptions } from './ipfix-session.js';
-import { type Link, LinkBase, NOT_CONNECTED, reconnectDelay, type WriteDone } from './link.js';
+import { Backoff } from '../lib/retry.js';
+import { type Link, LinkBase, NOT_CONNECTED, RECONNECT_BACKOFF, type WriteDone } from './link.js';
 
 /** Opens a connection, resolving once it is ready to carry IPFIX (connected; for TLS, the handshake done). */
 export type Dial = () => Promise<Socket>;
@@ -19,7 +20,7 @@ export class StreamLink extends LinkBase implements Link {
   readonly #dial: Dial;
   #socket: Socket | undefined;
   #session: AgentIpfixSession | undefined;
-  #failures = 0;
+  readonly #backoff = new Backoff(RECONNECT_BACKOFF);
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
 
@@ -54,7 +55,7 @@ export class StreamLink extends LinkBase implements Link {
     this.#session = new AgentIpfixSession(this.#node, MAX_MESSAGE_LENGTH, this.session);
     this.state = 'up';
     this.connects++;
-    this.#failures = 0;
+    this.#backoff.reset();
     socket.on('error', (err) => (this.lastError = err.message));
     socket.on('close', () => {
       this.#socket = undefined;
@@ -70,7 +71,7 @@ export class StreamLink extends LinkBase implements Link {
     this.lastError = errorMessage(err);
     if (this.#closed) return;
     this.state = 'down';
-    this.#retry = setTimeout(() => void this.#connect(), reconnectDelay(this.#failures++));
+    this.#retry = setTimeout(() => void this.#connect(), this.#backoff.next());
   }
 
   send(records: readonly AgentRecord[], done: WriteDone): void {
