@@ -16,7 +16,10 @@ import { type IngestConfig, ingestConfig } from './config.js';
 import { createIngest, type Ingest, type IngestDeps } from './index.js';
 import { parseFlowKey } from '../schemas/flow-key.js';
 import { agentMessages, agentRecordValues, agentTemplate, ControllableProducer, readFlowRecords, withProducer } from './testing/fakes.js';
-import { until } from '../lib/testing/until.js';
+import { readAll } from '../lib/log/embedded/testing/read-all.js';
+import { ManualClock } from '../lib/testing/manual-clock.js';
+import { until, untilHolds } from '../lib/testing/until.js';
+import { clockTickTime } from '../schemas/clock-tick.js';
 
 function config(protocols: string[], ingest: Record<string, unknown> = {}): IngestConfig {
   return ingestConfig.parse({ aggregatorTransportProtocol: protocols, ingest: { host: '127.0.0.1', port: 0, grpc: { enabled: false }, ...ingest } });
@@ -210,4 +213,48 @@ test('backpressure: a stalled log makes TCP exporters block, with the queue and 
   await until('every record after the log recovers', () => ingest.stats().written === sent, { timeoutMs: 60_000 });
   assert.equal(producer.records().length, sent);
   exporter.destroy();
+});
+
+test('its clock drives ingest\'s periodic work: a clock tick to every flows.raw partition each clockTick, a silent TCP connection closed at firstMessageTimeout, an idle UDP session swept at templateTtl', async (t) => {
+  const log = await openLog(t);
+  const clock = new ManualClock(1_700_000_000_000);
+  const start = clock.now();
+  const cfg = ingestConfig.parse({
+    aggregatorTransportProtocol: ['udp', 'tcp'],
+    ingest: { host: '127.0.0.1', port: 0, grpc: { enabled: false }, clockTick: '1s', templateTtl: '1m', tcp: { firstMessageTimeout: '30s' } },
+    log: { topics: { flowsRawPartitions: 2 } },
+  });
+  const ingest = await startIngest(t, cfg, { log, clock });
+
+  clock.advance(2000);
+  const ticks = async () => (await readAll(log, 'flows.raw')).flatMap((r) => {
+    const time = clockTickTime(r);
+    return time === undefined ? [] : [`${r.partition}@${time - start}`];
+  });
+  assert.deepEqual((await untilHolds('four clock ticks in flows.raw', ticks, (got) => got.length >= 4)).sort(), ['0@1000', '0@2000', '1@1000', '1@2000']);
+
+  const silent = await tcpExporter(ingest.ports.tcp!);
+  const closed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+  silent.resume();
+  await until('the silent TCP session', () => ingest.stats().streamSessions === 1);
+  clock.advance(29_000);
+  assert.equal(ingest.stats().streamSessions, 1, 'open before firstMessageTimeout');
+  clock.advance(2000);
+  await closed;
+  await until('the silent session to be gone', () => ingest.stats().streamSessions === 0);
+
+  const udp = createSocket('udp4');
+  t.after(() => udp.close());
+  const encoder = new MessageEncoder({ observationDomainId: 1 });
+  for (const m of agentMessages(encoder, agentTemplate(), 0, 5)) udp.send(m, ingest.ports.udp!, '127.0.0.1');
+  await until('the UDP records', () => ingest.stats().written === 5);
+  assert.equal(ingest.stats().udpSessions, 1);
+  clock.advance(55_000);
+  assert.equal(ingest.stats().udpSessions, 1, 'kept before templateTtl');
+  // Sweeps run every templateTtl / 4 (at most 5 s): the first past the minute drops the session.
+  clock.advance(10_000);
+  assert.equal(ingest.stats().udpSessions, 0, 'the session idle for templateTtl is swept');
+  for (const m of agentMessages(encoder, agentTemplate(), 5, 5, false)) udp.send(m, ingest.ports.udp!, '127.0.0.1');
+  await until('the data without its template to be skipped', () => ingest.stats().skippedSets === 1);
+  assert.equal(ingest.stats().written, 5);
 });
