@@ -101,7 +101,7 @@ const bench: Benchmark = async (log) => {
       await embedded.admin().createTopics([{ topic: topics.flowsProcessed, partitions: 4 }]);
       await writeRecords(embedded, topics.flowsProcessed, Array.from({ length: total }, (_, i) => numberedRecord(i)), (i) => i % 4);
       const exporter = ipfixExporter({ address: `127.0.0.1:${collector.port}:tcp`, batchRecords: BATCH, batchDelay: 100 });
-      const runner = createExportRunner({ log: embedded, topics, exporter });
+      const runner = createExportRunner({ topics }, { log: embedded, exporter });
       const c0 = process.cpuUsage();
       const t0 = performance.now();
       await runner.start();

@@ -12,7 +12,7 @@ import { type MessageLog } from '../lib/log/types.js';
 import { registry } from '../lib/telemetry/metrics.js';
 import { until } from '../lib/testing/until.js';
 import { EXPORT_NO_WORKER } from './errors.js';
-import { createExportRunner, type RunnerOptions } from './runner.js';
+import { createExportRunner, type RunnerConfig } from './runner.js';
 import { TestDestination, numberedRecord, writeRecords } from './testing/records.js';
 import { type ExportBatch } from './types.js';
 
@@ -30,8 +30,8 @@ async function withLog(fn: (log: MessageLog, dir: string) => Promise<void>): Pro
   }
 }
 
-function runner(log: MessageLog, exporter: TestDestination, extra: Partial<RunnerOptions> = {}) {
-  return createExportRunner({ log, topics, exporter, backoff: FAST_BACKOFF, ...extra });
+function runner(log: MessageLog, exporter: TestDestination, extra: Partial<RunnerConfig> = {}) {
+  return createExportRunner({ topics, backoff: FAST_BACKOFF, ...extra }, { log, exporter });
 }
 
 async function committed(log: MessageLog, groupId: string): Promise<number[]> {

@@ -22,16 +22,19 @@ import { partitionSeries } from './metrics.js';
 import { PartitionWorker } from './partition-worker.js';
 import { type Exporter } from './types.js';
 
-export interface RunnerOptions {
-  readonly log: MessageLog;
+export interface RunnerConfig {
   readonly topics: TopicsConfig;
-  readonly exporter: Exporter;
   /** Default `flowagg-export-<kind>`. */
   readonly groupId?: string;
   /** How long stop() waits for the batches in flight. Default 10 s. */
   readonly stopTimeoutMs?: number;
   /** Delivery retries: the first wait and the cap (1 s doubling to 30 s by default). */
   readonly backoff?: BackoffPolicy;
+}
+
+export interface RunnerDeps {
+  readonly log: MessageLog;
+  readonly exporter: Exporter;
   readonly logger?: Logger;
   readonly now?: () => number;
   /** Default: the current schema, single-object framing (or older schemas through avsc). */
@@ -55,16 +58,16 @@ export interface ExportRunner extends Service {
 
 const tpKey = (tp: TopicPartition) => `${tp.topic}/${tp.partition}`;
 
-export function createExportRunner(opts: RunnerOptions): ExportRunner {
-  const { log, exporter } = opts;
+export function createExportRunner(config: RunnerConfig, deps: RunnerDeps): ExportRunner {
+  const { log, exporter } = deps;
   const kind = exporter.kind;
-  const groupId = opts.groupId ?? `flowagg-export-${kind}`;
-  const topic = opts.topics.flowsProcessed;
-  const stopTimeoutMs = opts.stopTimeoutMs ?? 10_000;
-  const backoff = opts.backoff ?? { initialMs: 1000, maxMs: 30_000 };
-  const logger = opts.logger ?? componentLogger('export', { exporter: kind });
-  const now = opts.now ?? Date.now;
-  const decoder = opts.decoder ?? new FlowRecordDecoder();
+  const groupId = config.groupId ?? `flowagg-export-${kind}`;
+  const topic = config.topics.flowsProcessed;
+  const stopTimeoutMs = config.stopTimeoutMs ?? 10_000;
+  const backoff = config.backoff ?? { initialMs: 1000, maxMs: 30_000 };
+  const logger = deps.logger ?? componentLogger('export', { exporter: kind });
+  const now = deps.now ?? Date.now;
+  const decoder = deps.decoder ?? new FlowRecordDecoder();
   const workers = new Map<string, PartitionWorker>();
   let delivered = 0;
   const lifecycle = new Lifecycle(`export runner ${kind}`, EXPORT_STATE, logger);
@@ -97,9 +100,9 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
   }
 
   async function start(): Promise<void> {
-    await log.admin().createTopics([{ topic, partitions: opts.topics.flowsProcessedPartitions, cleanupPolicy: 'delete' }]);
+    await log.admin().createTopics([{ topic, partitions: config.topics.flowsProcessedPartitions, cleanupPolicy: 'delete' }]);
     await exporter.start();
-    const ranges = (intents = await BatchIntents.open(log, opts.topics.exportBatches, groupId, logger, (err) => lifecycle.fail(err)));
+    const ranges = (intents = await BatchIntents.open(log, config.topics.exportBatches, groupId, logger, (err) => lifecycle.fail(err)));
     // Consumer batches no larger than a delivery batch keep what waits per partition under 3 × maxRecords.
     consumer = log.consumer({ groupId, isolation: 'read_committed', startFrom: 'earliest', maxBatchRecords: exporter.batching.maxRecords });
     await consumer.subscribe([topic]);

@@ -33,7 +33,7 @@ test('ClickHouse down for 30 s: every record arrives exactly once', { skip, time
   const topics = topicsSchema.parse({});
   const config = clickHouseSection.parse({ databaseURL: `http://127.0.0.1:${proxy.port}`, database, commitInterval: '1s', maxBatchRows: 5000, requestTimeout: '10s' });
   const exporter = createClickHouseExporter(config);
-  const runner = createExportRunner({ log, topics, exporter, backoff: { initialMs: 500, maxMs: 4000 } });
+  const runner = createExportRunner({ topics, backoff: { initialMs: 500, maxMs: 4000 } }, { log, exporter });
   const expected = new Map<string, bigint>(COUNTER_COLUMNS.map((c) => [c, 0n]));
   try {
     await runner.start();

@@ -33,7 +33,7 @@ test('S3 down for 30 s: every record arrives exactly once', { skip, timeout: 600
   const log = await openEmbeddedLog({ dir, fsync: { policy: 'interval' } });
   const topics = topicsSchema.parse({});
   const config = s3UploaderSection.parse({ bucketName: bucket, endpoint: `http://127.0.0.1:${proxy.port}`, uploadInterval: '1s', maxRecordsPerFile: 5000 });
-  const runner = createExportRunner({ log, topics, exporter: createS3Exporter(config, { credentials: TEST_S3_CREDENTIALS }), backoff: { initialMs: 500, maxMs: 4000 } });
+  const runner = createExportRunner({ topics, backoff: { initialMs: 500, maxMs: 4000 } }, { log, exporter: createS3Exporter(config, { credentials: TEST_S3_CREDENTIALS }) });
   const expected = new Map<string, bigint>(COUNTER_COLUMNS.map((c) => [c, 0n]));
   try {
     await runner.start();
