@@ -3,21 +3,37 @@
 import assert from 'node:assert/strict';
 import { type FlowaggChild, startFlowagg } from './crash-loop.js';
 
-const RUNNING = 'flowagg run running';
-
-export interface Run {
+export interface Started {
   readonly child: FlowaggChild;
-  readonly tcpPort: number;
+  /** The collectors' ports (none for a command without ingest). */
+  readonly collectors: Readonly<Record<string, number>>;
   readonly httpPort: number;
 }
 
-/** `args` after `run` (e.g. `--config FILE`); `env` adds FLOWAGG_CFG_ overrides and the like. */
-export async function startRun(dir: string, opts: { env?: NodeJS.ProcessEnv; args?: readonly string[] } = {}): Promise<Run> {
-  const child = startFlowagg(['run', ...(opts.args ?? [])], RUNNING, opts.env, dir);
+export interface Run extends Started {
+  readonly tcpPort: number;
+}
+
+interface StartOptions {
+  /** Adds FLOWAGG_CFG_ overrides and the like. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** After the command (e.g. `--config FILE`). */
+  readonly args?: readonly string[];
+}
+
+/** `flowagg <command...>` (`['export', 'flowlog']`, say), started until it logs that it is running. */
+export async function startCommand(dir: string, command: readonly string[], opts: StartOptions = {}): Promise<Started> {
+  const running = `flowagg ${command.join(' ')} running`;
+  const child = startFlowagg([...command, ...(opts.args ?? [])], running, opts.env, dir);
   await child.ready;
-  const line = child.stderr().split('\n').find((l) => l.includes(RUNNING))!;
-  const started = JSON.parse(line) as { collectors: Record<string, number>; http: number };
-  return { child, tcpPort: started.collectors.tcp!, httpPort: started.http };
+  const line = child.stderr().split('\n').find((l) => l.includes(running))!;
+  const started = JSON.parse(line) as { collectors?: Record<string, number>; http: number };
+  return { child, collectors: started.collectors ?? {}, httpPort: started.http };
+}
+
+export async function startRun(dir: string, opts: StartOptions = {}): Promise<Run> {
+  const started = await startCommand(dir, ['run'], opts);
+  return { ...started, tcpPort: started.collectors.tcp! };
 }
 
 export async function stopRun(run: Run): Promise<void> {
@@ -26,14 +42,23 @@ export async function stopRun(run: Run): Promise<void> {
   assert.equal(code, 0, `flowagg run exits 0 on SIGTERM (${signal ?? ''}); its log:\n${run.child.stderr().slice(-3000)}`);
 }
 
-/** Antrea's /recordmetrics: numRecordsWritten (by ingest into flows.raw), numFlows (held by the processor). */
-export async function recordMetrics(run: Run): Promise<{ numRecordsWritten: number; numFlows: number; numRecordsExported: number }> {
+/** Antrea's /recordmetrics (app/serve.ts): numRecordsWritten by ingest into flows.raw, numFlows held by the processor. */
+export interface RecordMetrics {
+  readonly numRecordsReceived: number;
+  readonly numRecordsWritten: number;
+  readonly numFlows: number;
+  readonly numRecordsExported: number;
+  /** Only where the processor runs. */
+  readonly numRecordsProcessed?: number;
+}
+
+export async function recordMetrics(run: Pick<Started, 'httpPort'>): Promise<RecordMetrics> {
   const res = await fetch(`http://127.0.0.1:${run.httpPort}/recordmetrics`);
-  return (await res.json()) as { numRecordsWritten: number; numFlows: number; numRecordsExported: number };
+  return (await res.json()) as RecordMetrics;
 }
 
 /** The Prometheus exposition of /metrics, the lines of one metric family prefix. */
-export async function metricLines(run: Run, prefix: string): Promise<string[]> {
+export async function metricLines(run: Pick<Started, 'httpPort'>, prefix: string): Promise<string[]> {
   const text = await (await fetch(`http://127.0.0.1:${run.httpPort}/metrics`)).text();
   return text.split('\n').filter((l) => l.startsWith(prefix));
 }
