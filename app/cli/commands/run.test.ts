@@ -46,10 +46,11 @@ test('flowagg run with Kubernetes metadata on exits 0 within 10 s of SIGTERM: st
   const fake = await FakeKubeApiServer.start();
   t.after(() => fake.stop());
   // The watches open only after SIGTERM: a watch that answers after its informer stopped must be closed too.
-  let stopping = false;
+  let stop!: () => void;
+  const stopping = new Promise<void>((resolve) => (stop = resolve));
   fake.intercept(async (req) => {
     if (req.query.watch !== 'true') return undefined;
-    while (!stopping) await sleep(50);
+    await stopping;
     await sleep(500);
     return undefined;
   });
@@ -71,7 +72,7 @@ test('flowagg run with Kubernetes metadata on exits 0 within 10 s of SIGTERM: st
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   t.after(() => child.kill('SIGKILL'));
   await until('flowagg run to be ready', async () => (await fetch(`http://127.0.0.1:${apiPort}/readyz`).catch(() => undefined))?.ok);
-  stopping = true;
+  stop();
   child.kill('SIGTERM');
   const code = await Promise.race([exited, sleep(10_000).then(() => 'still running')]);
   assert.equal(code, 0, `exit status 10 s after SIGTERM (stderr: ${stderr.slice(-2000)})`);
