@@ -10,7 +10,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { isFlowaggError } from '../lib/errors.js';
 import { apiRequest } from '../lib/apiserver/client.js';
 import { loadConfig } from '../lib/config/load.js';
@@ -20,6 +19,7 @@ import { serviceConfigSchema } from './service-config.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { readAll } from '../lib/log/embedded/testing/read-all.js';
 import { apiTargetOf, readLogApi } from '../lib/log/admin-api.js';
+import { until } from '../lib/testing/until.js';
 import { agentMessages, agentTemplate } from '../ingest/testing/fakes.js';
 import { schemaRegistryForTests, type SecureRegistry } from '../integration-tests/harness/schema-registry.js';
 import { FLOW_RECORD_SCHEMA, flowRecordReader } from '../schemas/flow-record.js';
@@ -76,14 +76,14 @@ async function runWithConfluentFraming(registry: Record<string, unknown>, topic:
     const stop = new AbortController();
     const running = serve(config, { command: 'run', signal: stop.signal });
     // Registration comes first, over TLS with bcrypt-checked passwords on a busy machine: a generous bound.
-    for (let i = 0; i < 1200 && readLogApi(dir) === undefined; i++) await Promise.race([sleep(50), running]);
-    const api = readLogApi(dir);
-    assert.ok(api, 'flowagg run started');
+    const started = until('flowagg run to publish its log API', () => readLogApi(dir), { timeoutMs: 60_000, intervalMs: 50 });
+    // A start that fails (the registry refused) rejects `running` before that.
+    const api = await Promise.race([started, running.then(() => started)]);
     const socket = createSocket('udp4');
     const encoder = new MessageEncoder({ observationDomainId: 1, maxMessageSize: 1400 });
     for (const m of agentMessages(encoder, agentTemplate(), 0, RECORDS)) socket.send(m, port, '127.0.0.1');
     const written = async () => ((await apiRequest(apiTargetOf(api), '/recordmetrics')).json as { numRecordsWritten: number }).numRecordsWritten;
-    for (let i = 0; i < 1200 && (await written()) < RECORDS; i++) await sleep(50);
+    await until(`ingest to write the ${RECORDS} records`, async () => (await written()) >= RECORDS, { timeoutMs: 60_000, intervalMs: 50 });
     socket.close();
     stop.abort();
     assert.equal(await running, 0);

@@ -131,7 +131,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     // Values of flows.processed framed with a schema registry id (log.valueFormat confluent) decode with it.
     const processed = modules.length === 0 ? undefined : await topicValueFraming(config.log, config.log.topics.flowsProcessed, FLOW_RECORD_SCHEMA);
     const decoder = new FlowRecordDecoder(processed?.kind === 'confluent' ? processed.schemaId : undefined);
-    const runnerOf = (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => supervise(() => createExportRunner({ log, topics: c.log.topics, exporter: m.create(c, { log }), decoder }));
+    const runnerOf = (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => supervise(() => createExportRunner({ topics: c.log.topics }, { log, exporter: m.create(c, { log }), decoder }));
     for (const m of modules) {
       const first = runnerOf(m, config);
       await first.start();
@@ -182,11 +182,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     }
     if (opts.explorer === true) await startExplorer(config, { log, http, services, supervise, rawFraming: framing });
     if (ingest !== undefined && config.flowStreamService.enable) {
-      const topics = config.log.topics;
-      flowStream = await services.start(createFlowStream({
-        flowStreamService: config.flowStreamService, host: config.ingest.host, tls: config.ingest.tls,
-        flowAggregatorAddress: config.flowAggregatorAddress, topic: topics.flowsProcessed, partitions: topics.flowsProcessedPartitions,
-      }, { log }));
+      flowStream = await services.start(createFlowStream(config, { log }));
     }
     if (ingest !== undefined) await services.start(ingest);
     watcher?.start();

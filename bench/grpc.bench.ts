@@ -14,6 +14,7 @@ import { goProgram } from '../integration-tests/harness/go.js';
 import { runTool } from '../integration-tests/harness/tools.js';
 import { logConfigSchema } from '../lib/log/config.js';
 import { openLog } from '../lib/log/index.js';
+import { until } from '../lib/testing/until.js';
 import { type BenchResult, type Benchmark } from './types.js';
 
 interface Fixture {
@@ -36,13 +37,9 @@ async function fixture(dir: string, run: string): Promise<Fixture> {
   return { ingest, agentArgs, close: async () => { await ingest.stop(); await log.close(); } };
 }
 
+/** Resolves once ingest wrote `n` records, or after 120 s: the caller judges the count. */
 async function waitWritten(ingest: Ingest, n: number): Promise<void> {
-  for (let idle = 0, last = -1; ingest.stats().written < n && idle < 4000; ) {
-    await new Promise((r) => setTimeout(r, 5));
-    const w = ingest.stats().written;
-    idle = w === last ? idle + 1 : 0;
-    last = w;
-  }
+  await until(`ingest to write ${n} records`, () => ingest.stats().written >= n, { timeoutMs: 120_000, intervalMs: 5 }).catch(() => {});
 }
 
 async function throughput(agent: string, dir: string, run: string, streams: number, total: number, log: (line: string) => void, batch = 1) {
@@ -72,7 +69,8 @@ async function memoryPerConnection(agent: string, dir: string, connections: numb
     gc?.();
     const before = process.memoryUsage();
     const running = runTool(agent, [...f.agentArgs, '-total', String(connections), '-streams', String(connections), '-conns', String(connections), '-hold', '8s', '-halfclose'], { timeoutMs: 120_000 });
-    for (let i = 0; i < 600 && f.ingest.stats().streamSessions < connections; i++) await new Promise((r) => setTimeout(r, 10));
+    // A wait that ends at its bound is reported below (the sessions open then).
+    await until(`${connections} sessions open`, () => f.ingest.stats().streamSessions >= connections, { timeoutMs: 6000 }).catch(() => {});
     await new Promise((r) => setTimeout(r, 1000));
     gc?.();
     const during = process.memoryUsage();

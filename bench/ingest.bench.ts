@@ -18,6 +18,7 @@ import { startKafka } from '../integration-tests/harness/kafka.js';
 import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
 import { logConfigSchema, type LogConfig } from '../lib/log/config.js';
 import { openLog } from '../lib/log/index.js';
+import { until } from '../lib/testing/until.js';
 import { type BenchResult, type Benchmark } from './types.js';
 
 /** The agents (a child process): connect, then write each agent's messages round-robin until `total` records are sent. */
@@ -108,12 +109,8 @@ export async function runCase(logConfig: LogConfig, agents: number, total: numbe
     });
     child.send({ port: ingest.ports.tcp, agents, messages: messages.map((m) => m.map((b) => Buffer.from(b))), counts, total });
     const { sent, started } = await done;
-    for (let idle = 0, last = -1; ingest.stats().written < sent && ingest.stats().decodeErrors === 0 && idle < 2000; ) {
-      await new Promise((r) => setTimeout(r, 5));
-      const written = ingest.stats().written;
-      idle = written === last ? idle + 1 : 0;
-      last = written;
-    }
+    // A wait that ends at its bound (or at a decode error) is judged below.
+    await until(`ingest to write the ${sent} records sent`, () => ingest.stats().written >= sent || ingest.stats().decodeErrors > 0, { timeoutMs: 120_000, intervalMs: 5 }).catch(() => {});
     const seconds = (Date.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
     const cpuSeconds = (used.user + used.system) / 1e6;

@@ -16,6 +16,7 @@ import { runTool } from '../integration-tests/harness/tools.js';
 import { DEFAULT_SERVER_NAME } from '../simulate/tls.js';
 import { type SimulationReport } from '../simulate/report.js';
 import { EXPORT_PATH } from '../schemas/antrea-proto.js';
+import { until } from '../lib/testing/until.js';
 import { type BenchResult, type Benchmark } from './types.js';
 
 const CLI = join(import.meta.dirname, '../bin/flowagg.js');
@@ -63,10 +64,6 @@ async function sinks(tls: { ca: string; cert: string; key: string }): Promise<Re
   return { tcp, tls: secure, udp, grpc: rpc };
 }
 
-async function waitFor(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 2000 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-}
-
 const bench: Benchmark = async (log) => {
   const dir = mkdtempSync(join(tmpdir(), 'flowagg-simulate-bench-'));
   const validity = { now: new Date(), validityMs: 86_400_000 };
@@ -89,7 +86,8 @@ const bench: Benchmark = async (log) => {
       const report = JSON.parse(run.stdout) as SimulationReport;
       // What the sink counts: bytes over TCP and TLS, datagrams over UDP, message bytes over gRPC.
       const expected = transport === 'udp' ? report.nodes.reduce((a, n) => a + n.messages, 0) : report.nodes.reduce((a, n) => a + n.bytes, 0);
-      await waitFor(() => sink.received() - before >= expected);
+      // A wait that ends at its bound is judged below: UDP may drop datagrams, the stream transports may not.
+      await until(`the ${transport} sink to receive what the simulator sent`, () => sink.received() - before >= expected, { timeoutMs: 20_000 }).catch(() => {});
       const got = sink.received() - before;
       if (transport !== 'udp' && got !== expected) throw new Error(`${transport}: the sink received ${got} bytes, the simulator reports ${expected} sent`);
       const load = loadavg()[0]!.toFixed(1);

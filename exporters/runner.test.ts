@@ -13,7 +13,7 @@ import { type MessageLog } from '../lib/log/types.js';
 import { registry } from '../lib/telemetry/metrics.js';
 import { until } from '../lib/testing/until.js';
 import { EXPORT_NO_WORKER } from './errors.js';
-import { createExportRunner, type RunnerOptions } from './runner.js';
+import { createExportRunner, type RunnerConfig, type RunnerDeps } from './runner.js';
 import { TestDestination, numberedRecord, writeRecords } from './testing/records.js';
 import { type ExportBatch } from './types.js';
 
@@ -31,8 +31,9 @@ async function withLog(fn: (log: MessageLog, dir: string) => Promise<void>): Pro
   }
 }
 
-function runner(log: MessageLog, exporter: TestDestination, extra: Partial<RunnerOptions> = {}) {
-  return createExportRunner({ log, topics, exporter, backoff: FAST_BACKOFF, ...extra });
+function runner(log: MessageLog, exporter: TestDestination, extra: Partial<RunnerConfig> & Pick<RunnerDeps, 'logger'> = {}) {
+  const { logger, ...config } = extra;
+  return createExportRunner({ topics, backoff: FAST_BACKOFF, ...config }, { log, exporter, ...(logger && { logger }) });
 }
 
 async function committed(log: MessageLog, groupId: string): Promise<number[]> {
@@ -218,7 +219,7 @@ await test('stop waits for the batch in flight and commits it: no redelivery at 
     const r = runner(log, dest);
     await r.start();
     await writeRecords(log, topics.flowsProcessed, Array.from({ length: 20 }, (_, i) => numberedRecord(i)), () => 0);
-    while (dest.attempts === 0) await new Promise((res) => setTimeout(res, 5));
+    await until('the batch in flight', () => dest.attempts > 0);
     await r.stop();
     assert.equal(dest.records, 20);
     assert.deepEqual(await committed(log, r.groupId), [20, 0]);

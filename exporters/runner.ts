@@ -30,10 +30,8 @@ import { partitionSeries } from './metrics.js';
 import { PartitionWorker } from './partition-worker.js';
 import { type Exporter } from './types.js';
 
-export interface RunnerOptions {
-  readonly log: MessageLog;
+export interface RunnerConfig {
   readonly topics: TopicsConfig;
-  readonly exporter: Exporter;
   /** Default `flowagg-export-<kind>`. */
   readonly groupId?: string;
   /** How long stop() waits for the batches in flight. Default 10 s. */
@@ -42,6 +40,11 @@ export interface RunnerOptions {
   readonly backoff?: BackoffPolicy;
   /** How often the log end and the oldest waiting record are read for the metrics. Default 5 s. */
   readonly probeIntervalMs?: number;
+}
+
+export interface RunnerDeps {
+  readonly log: MessageLog;
+  readonly exporter: Exporter;
   readonly logger?: Logger;
   readonly now?: () => number;
   /** Default: the current schema, single-object framing (or older schemas through avsc). */
@@ -68,16 +71,16 @@ export interface ExportRunner extends Service {
 
 const tpKey = (tp: TopicPartition) => `${tp.topic}/${tp.partition}`;
 
-export function createExportRunner(opts: RunnerOptions): ExportRunner {
-  const { log, exporter } = opts;
+export function createExportRunner(config: RunnerConfig, deps: RunnerDeps): ExportRunner {
+  const { log, exporter } = deps;
   const kind = exporter.kind;
-  const groupId = opts.groupId ?? `flowagg-export-${kind}`;
-  const topic = opts.topics.flowsProcessed;
-  const stopTimeoutMs = opts.stopTimeoutMs ?? 10_000;
-  const backoff = opts.backoff ?? { initialMs: 1000, maxMs: 30_000 };
-  const logger = opts.logger ?? componentLogger('export', { exporter: kind });
-  const now = opts.now ?? Date.now;
-  const decoder = opts.decoder ?? new FlowRecordDecoder();
+  const groupId = config.groupId ?? `flowagg-export-${kind}`;
+  const topic = config.topics.flowsProcessed;
+  const stopTimeoutMs = config.stopTimeoutMs ?? 10_000;
+  const backoff = config.backoff ?? { initialMs: 1000, maxMs: 30_000 };
+  const logger = deps.logger ?? componentLogger('export', { exporter: kind });
+  const now = deps.now ?? Date.now;
+  const decoder = deps.decoder ?? new FlowRecordDecoder();
   const workers = new Map<string, PartitionWorker>();
   let delivered = 0;
   const lifecycle = new Lifecycle(`export runner ${kind}`, EXPORT_STATE, logger);
@@ -128,8 +131,8 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
   }
 
   async function start(): Promise<void> {
-    await log.admin().createTopics([{ topic, partitions: opts.topics.flowsProcessedPartitions, cleanupPolicy: 'delete' }]);
-    const ranges = (intents = await BatchIntents.open(log, opts.topics.exportBatches, groupId, logger, (err) => lifecycle.fail(err)));
+    await log.admin().createTopics([{ topic, partitions: config.topics.flowsProcessedPartitions, cleanupPolicy: 'delete' }]);
+    const ranges = (intents = await BatchIntents.open(log, config.topics.exportBatches, groupId, logger, (err) => lifecycle.fail(err)));
     const { started } = (exporterStart = startInBackground(exporter, { backoff, signal: stopping.signal, health, logger }));
     const logStart = async (partition: number) => {
       const offsets = await log.admin().fetchTopicOffsets(topic);
@@ -172,7 +175,7 @@ export function createExportRunner(opts: RunnerOptions): ExportRunner {
       },
       onFailure: (err) => lifecycle.fail(err),
     });
-    backlog.start(opts.probeIntervalMs ?? 5000, logger);
+    backlog.start(config.probeIntervalMs ?? 5000, logger);
     logger.info({ groupId, topic, batching: exporter.batching }, 'exporter running (its destination is reached in the background)');
   }
 

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
+import { until } from '../lib/testing/until.js';
 import { readWithFastavro } from '../lib/log/schema-registry/testing/fastavro.js';
 import { flowRecordReader } from '../schemas/flow-record.js';
 import { ingestConfig } from './config.js';
@@ -42,7 +42,7 @@ test('flows.raw values framed for a schema registry decode with fastavro exactly
   t.after(() => socket.close());
   const encoder = new MessageEncoder({ observationDomainId: 1, maxMessageSize: 1400 });
   for (const m of agentMessages(encoder, agentTemplate(), 0, 40)) socket.send(m, ingest.ports.udp!, '127.0.0.1');
-  for (let i = 0; i < 400 && ingest.stats().written < 40; i++) await sleep(25);
+  await until('the 40 records written', () => ingest.stats().written >= 40);
   assert.equal(ingest.stats().written, 40);
 
   const values = (await readFlowRecordValues(log)).map((r) => r.value!);

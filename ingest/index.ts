@@ -5,6 +5,7 @@
 // createIngest() is inert; start() creates the topics, loads the shared templates, obtains the TLS
 // certificates and binds the listeners; stop() closes the listeners (and so every session), then waits up
 // to ingest.shutdownTimeout for queued records to reach the log and counts what it had to give up.
+import { type Clock, systemClock } from '../lib/clock.js';
 import { Lifecycle, type Readiness } from '../lib/service/lifecycle.js';
 import { type Service } from '../lib/service/service.js';
 import { type Consumer, type MessageLog } from '../lib/log/types.js';
@@ -19,7 +20,7 @@ import { listenTls } from '../lib/listeners/tls.js';
 import { listenUdp, type UdpListener } from '../lib/listeners/udp.js';
 import { ingestMetrics } from './metrics.js';
 import { type RunningAudit, startSequenceAudit } from './sequence-audit-consumer.js';
-import { type ClockTicks, startClockTicks } from './clock-ticks.js';
+import { startClockTicks } from './clock-ticks.js';
 import { Pipeline, type PipelineStats } from './pipeline.js';
 import { type CertificateSource } from '../lib/tls/provider.js';
 import { startCertificateSource } from '../lib/tls/start.js';
@@ -44,7 +45,8 @@ export interface IngestDeps {
    */
   readonly admission?: ConnectionAdmission;
   readonly logger?: Logger;
-  readonly now?: () => number;
+  /** The time of receipt and of the periodic sweeps, checks and clock ticks; the system's by default. */
+  readonly clock?: Clock;
   /** How FlowRecords are framed on flows.raw: lib/log/value-format.ts decides it from log.valueFormat. */
   readonly framing?: AvroFraming;
 }
@@ -60,6 +62,8 @@ const STREAM_CHECK_MS = 1000;
 
 export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
   const logger = deps.logger ?? componentLogger('ingest');
+  const clock = deps.clock ?? systemClock;
+  const now = () => clock.now();
   const logSampled = sampledLogger(logger);
   const section = config.ingest;
   const topics = config.log.topics;
@@ -69,7 +73,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
   const admission = deps.admission ?? new ConnectionAdmission({
     maxConnections: tcpLimits.maxConnections, maxPerSource: tcpLimits.maxConnectionsPerSource, reservedForKnown: tcpLimits.reservedForKnownSources,
   });
-  const publisher = new TemplatePublisher({ producer, topic: topics.templates, templateTtlMs: section.templateTtl, logger, ...(deps.replicaId && { replica: deps.replicaId }), ...(deps.now && { now: deps.now }) });
+  const publisher = new TemplatePublisher({ producer, topic: topics.templates, templateTtlMs: section.templateTtl, logger, ...(deps.replicaId && { replica: deps.replicaId }), now });
   const pipeline = new Pipeline(section, topics.flowsRaw, {
     producer,
     logger,
@@ -82,7 +86,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
     onValidStream: (address) => admission.trust(address),
     // The embedded log is one process's: then this replica is the only one and sees whole UDP streams.
     udpSequenceAccounting: deps.udpSequenceAccounting ?? deps.log.backend === 'embedded',
-    ...(deps.now && { now: deps.now }),
+    now,
     ...(deps.framing && { framing: deps.framing }),
   });
   const ports: Partial<Record<Transport | 'grpc' | 'netflow', number>> = {};
@@ -93,10 +97,9 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
   let templatesConsumer: Consumer | undefined;
   let certificates: CertificateSource | undefined;
   let ownsCertificates = false;
-  let sweeper: NodeJS.Timeout | undefined;
-  let deadlines: NodeJS.Timeout | undefined;
+  /** Stops the periodic sweeps, stream checks and clock ticks. */
+  const timers: (() => void)[] = [];
   let audit: RunningAudit | undefined;
-  let ticks: ClockTicks | undefined;
 
   async function listenDatagrams(port: number, kind: 'ipfix' | 'netflow'): Promise<number> {
     const udp: UdpListener = await listenUdp(
@@ -149,7 +152,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
     }
     if (grpcConfig.enabled) {
       grpc = await startGrpcCollector(grpcConfig, host, section.tls.minVersion, {
-        queue: pipeline.queue, certificates: certificates!, admission, labels: pipeline.exporterLabels, logger, ...(deps.now && { now: deps.now }), ...(deps.framing && { framing: deps.framing }),
+        queue: pipeline.queue, certificates: certificates!, admission, labels: pipeline.exporterLabels, logger, now, ...(deps.framing && { framing: deps.framing }),
       });
       const collector = grpc;
       closers.push(() => collector.close());
@@ -172,7 +175,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
         logger,
         install: (shared) => pipeline.installUdpTemplate(shared.exporter, shared.template),
         onFailure: (err) => lifecycle.fail(err),
-        ...(deps.now && { now: deps.now }),
+        now,
       });
     }
     if (protocols.includes('tls') || grpcConfig.enabled) {
@@ -180,15 +183,13 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
       certificates = deps.certificates ?? (await startCertificateSource(section.tls, config.flowAggregatorAddress));
     }
     if (section.sequenceAudit.enabled) {
-      audit = await startSequenceAudit({ log: deps.log, topic: topics.flowsRaw, logger, settleMs: section.sequenceAudit.settle, maxExporters: section.metrics.maxExporters, onFailure: (err) => lifecycle.fail(err) });
+      audit = await startSequenceAudit({ log: deps.log, topic: topics.flowsRaw, logger, settleMs: section.sequenceAudit.settle, maxExporters: section.metrics.maxExporters, clock, onFailure: (err) => lifecycle.fail(err) });
     }
     await listen();
-    sweeper = setInterval(() => pipeline.sweep(), Math.min(section.templateTtl / 4, 5000));
-    sweeper.unref();
-    deadlines = setInterval(() => pipeline.checkStreams(), STREAM_CHECK_MS);
-    deadlines.unref();
+    timers.push(clock.every(Math.min(section.templateTtl / 4, 5000), () => pipeline.sweep()));
+    timers.push(clock.every(STREAM_CHECK_MS, () => pipeline.checkStreams()));
     const raw = (await deps.log.admin().listTopics()).find((t) => t.topic === topics.flowsRaw);
-    ticks = startClockTicks(pipeline.queue, raw?.partitions ?? topics.flowsRawPartitions, section.clockTick, deps.now ?? Date.now);
+    timers.push(startClockTicks(pipeline.queue, raw?.partitions ?? topics.flowsRawPartitions, section.clockTick, clock));
     logger.info({ ports, protocols, flowsRaw: topics.flowsRaw, backend: deps.log.backend }, 'ingest started');
   }
 
@@ -227,9 +228,7 @@ export function createIngest(config: IngestConfig, deps: IngestDeps): Ingest {
 
   /** Stops taking input: listeners, template consumer, certificate checks, timers. */
   async function release(): Promise<void> {
-    clearInterval(sweeper);
-    clearInterval(deadlines);
-    ticks?.stop();
+    for (const stopTimer of timers.splice(0)) stopTimer();
     for (const close of closers.splice(0).reverse()) await close();
     await templatesConsumer?.stop();
     templatesConsumer = undefined;

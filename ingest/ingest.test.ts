@@ -16,6 +16,10 @@ import { type IngestConfig, ingestConfig } from './config.js';
 import { createIngest, type Ingest, type IngestDeps } from './index.js';
 import { parseFlowKey } from '../schemas/flow-key.js';
 import { agentMessages, agentRecordValues, agentTemplate, ControllableProducer, readFlowRecords, withProducer } from './testing/fakes.js';
+import { readAll } from '../lib/log/embedded/testing/read-all.js';
+import { ManualClock } from '../lib/testing/manual-clock.js';
+import { until, untilHolds } from '../lib/testing/until.js';
+import { clockTickTime } from '../schemas/clock-tick.js';
 
 function config(protocols: string[], ingest: Record<string, unknown> = {}): IngestConfig {
   return ingestConfig.parse({ aggregatorTransportProtocol: protocols, ingest: { host: '127.0.0.1', port: 0, grpc: { enabled: false }, ...ingest } });
@@ -32,12 +36,6 @@ async function startIngest(t: TestContext, cfg: IngestConfig, deps: IngestDeps):
   await ingest.start();
   t.after(() => ingest.stop());
   return ingest;
-}
-
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await sleep(10);
-  assert.ok(cond(), `timed out waiting for ${what}`);
 }
 
 async function tcpExporter(port: number): Promise<Socket> {
@@ -78,7 +76,7 @@ test('agent-like exporters over TCP: every record reaches flows.raw with its val
     const encoder = new MessageEncoder({ observationDomainId: 1 });
     for (const m of agentMessages(encoder, agentTemplate(), e * perExporter, perExporter)) socket.write(m);
   });
-  await until(() => ingest.stats().written === 2 * perExporter, 'every record written');
+  await until('every record written', () => ingest.stats().written === 2 * perExporter);
   const records = await readFlowRecords(log);
   assert.equal(records.length, 2 * perExporter);
   const seen = new Set<number>();
@@ -116,7 +114,7 @@ test('UDP: records arrive; a malformed datagram is counted and skipped without d
     await send(good, m);
     await sleep(1);
   }
-  await until(() => ingest.stats().written === 200, 'the good exporter\'s records');
+  await until('the good exporter\'s records', () => ingest.stats().written === 200);
   const stats = ingest.stats();
   assert.equal(stats.droppedMessages, 1, 'the non-IPFIX datagram');
   assert.ok(stats.decodeErrors >= 2, 'both bad datagrams counted');
@@ -137,7 +135,7 @@ test('UDP: a gap in sequence numbers is counted as records lost in transit', asy
   const lostMessage = messages[2]!;
   const lost = (messages[3]!.readUInt32BE(8) - lostMessage.readUInt32BE(8)) >>> 0;
   for (const m of messages) if (m !== lostMessage) socket.send(m, ingest.ports.udp!, '127.0.0.1');
-  await until(() => ingest.stats().written === 100 - lost, 'the records that were sent');
+  await until('the records that were sent', () => ingest.stats().written === 100 - lost);
   assert.equal(ingest.stats().lostInTransit, lost);
 });
 
@@ -153,10 +151,10 @@ test('malformed input over TCP closes only that session; the other exporter keep
   const badClosed = new Promise((resolve) => bad.once('close', resolve));
   bad.write(Buffer.concat([first!, orphan]));
   await badClosed;
-  await until(() => ingest.stats().streamSessions === 1, 'the bad session to be gone');
+  await until('the bad session to be gone', () => ingest.stats().streamSessions === 1);
   const encoder = new MessageEncoder({ observationDomainId: 1 });
   for (const m of agentMessages(encoder, agentTemplate(), 1000, 50)) good.write(m);
-  await until(() => ingest.stats().written === 60, 'the good exporter\'s records');
+  await until('the good exporter\'s records', () => ingest.stats().written === 60);
   const records = await readFlowRecords(log);
   assert.deepEqual(records.map((r) => recordIndex(r.record)).sort((a, b) => a - b), [...Array(10).keys(), ...Array.from({ length: 50 }, (_, i) => 1000 + i)]);
   assert.equal(ingest.stats().decodeErrors, 1);
@@ -174,13 +172,13 @@ test('two replicas on one log: a UDP template sent to one decodes data sent to t
   const [templateOnly] = encoder.flush();
   socket.send(templateOnly!, a.ports.udp!, '127.0.0.1');
   // The template travels a → ipfix.templates → b; wait until b has it, then send b only data.
-  await until(() => b.stats().udpSessions === 1, 'b to learn the template from the topic (its session of the exporter appears)');
+  await until('b to learn the template from the topic (its session of the exporter appears)', () => b.stats().udpSessions === 1);
   // A session made from a shared template is not a connection to b (numConnectionsToCollector).
   assert.equal(b.stats().udpExporters, 0);
   assert.equal(a.stats().udpExporters, 1);
   const data = agentMessages(encoder, agentTemplate(), 0, 30, false);
   for (const m of data) socket.send(m, b.ports.udp!, '127.0.0.1');
-  await until(() => b.stats().written === 30, 'b to decode the data');
+  await until('b to decode the data', () => b.stats().written === 30);
   assert.equal(b.stats().decodeErrors, 0);
   assert.equal(b.stats().udpExporters, 1);
   const records = await readFlowRecords(log);
@@ -203,7 +201,7 @@ test('backpressure: a stalled log makes TCP exporters block, with the queue and 
     sent += batch;
     await sleep(5);
   }
-  await sleep(200);
+  await until('the session to pause', () => ingest.stats().pausedStreams === 1);
   const stalled = ingest.stats();
   assert.ok(exporter.writableLength >= 4 * 1024 * 1024, `the exporter is blocked (${exporter.writableLength} bytes unsent) after ${sent} records`);
   assert.equal(stalled.pausedStreams, 1, 'the session is paused');
@@ -212,7 +210,51 @@ test('backpressure: a stalled log makes TCP exporters block, with the queue and 
   assert.ok(stalled.records < sent, 'the collector stopped taking records it cannot queue');
   assert.equal(stalled.droppedRecords, 0, 'nothing is dropped over TCP');
   producer.release();
-  await until(() => ingest.stats().written === sent, 'every record after the log recovers', 60_000);
+  await until('every record after the log recovers', () => ingest.stats().written === sent, { timeoutMs: 60_000 });
   assert.equal(producer.records().length, sent);
   exporter.destroy();
+});
+
+test('its clock drives ingest\'s periodic work: a clock tick to every flows.raw partition each clockTick, a silent TCP connection closed at firstMessageTimeout, an idle UDP session swept at templateTtl', async (t) => {
+  const log = await openLog(t);
+  const clock = new ManualClock(1_700_000_000_000);
+  const start = clock.now();
+  const cfg = ingestConfig.parse({
+    aggregatorTransportProtocol: ['udp', 'tcp'],
+    ingest: { host: '127.0.0.1', port: 0, grpc: { enabled: false }, clockTick: '1s', templateTtl: '1m', tcp: { firstMessageTimeout: '30s' } },
+    log: { topics: { flowsRawPartitions: 2 } },
+  });
+  const ingest = await startIngest(t, cfg, { log, clock });
+
+  clock.advance(2000);
+  const ticks = async () => (await readAll(log, 'flows.raw')).flatMap((r) => {
+    const time = clockTickTime(r);
+    return time === undefined ? [] : [`${r.partition}@${time - start}`];
+  });
+  assert.deepEqual((await untilHolds('four clock ticks in flows.raw', ticks, (got) => got.length >= 4)).sort(), ['0@1000', '0@2000', '1@1000', '1@2000']);
+
+  const silent = await tcpExporter(ingest.ports.tcp!);
+  const closed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+  silent.resume();
+  await until('the silent TCP session', () => ingest.stats().streamSessions === 1);
+  clock.advance(29_000);
+  assert.equal(ingest.stats().streamSessions, 1, 'open before firstMessageTimeout');
+  clock.advance(2000);
+  await closed;
+  await until('the silent session to be gone', () => ingest.stats().streamSessions === 0);
+
+  const udp = createSocket('udp4');
+  t.after(() => udp.close());
+  const encoder = new MessageEncoder({ observationDomainId: 1 });
+  for (const m of agentMessages(encoder, agentTemplate(), 0, 5)) udp.send(m, ingest.ports.udp!, '127.0.0.1');
+  await until('the UDP records', () => ingest.stats().written === 5);
+  assert.equal(ingest.stats().udpSessions, 1);
+  clock.advance(55_000);
+  assert.equal(ingest.stats().udpSessions, 1, 'kept before templateTtl');
+  // Sweeps run every templateTtl / 4 (at most 5 s): the first past the minute drops the session.
+  clock.advance(10_000);
+  assert.equal(ingest.stats().udpSessions, 0, 'the session idle for templateTtl is swept');
+  for (const m of agentMessages(encoder, agentTemplate(), 5, 5, false)) udp.send(m, ingest.ports.udp!, '127.0.0.1');
+  await until('the data without its template to be skipped', () => ingest.stats().skippedSets === 1);
+  assert.equal(ingest.stats().written, 5);
 });

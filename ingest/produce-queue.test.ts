@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { FlowaggError } from '../lib/errors.js';
 import { LOG_RECORD_REJECTED } from '../lib/log/errors.js';
 import { type ProduceRecord } from '../lib/log/types.js';
+import { until } from '../lib/testing/until.js';
 import { ProduceQueue } from './produce-queue.js';
 import { ControllableProducer } from './testing/fakes.js';
 
@@ -21,7 +22,7 @@ test('records are sent in batches, in order, full batches at once and the rest a
   queue.enqueue(records(25));
   await sleep(0);
   assert.deepEqual(producer.sent.map((s) => s.records.length), [10, 10]);
-  await sleep(400);
+  await until('the partial batch, after the linger time', () => producer.sent.length === 3);
   assert.deepEqual(producer.sent.map((s) => s.records.length), [10, 10, 5]);
   assert.deepEqual(producer.records().map((r) => r.value!.toString()), records(25).map((r) => r.value!.toString()));
   assert.equal(queue.stats().queuedRecords, 0);

@@ -3,6 +3,7 @@
 // and judges once a second. The audit is meaningful only where it reads every partition, so it runs in one
 // place (ingest.sequenceAudit.enabled on one deployment); when the log gives it fewer partitions than the topic
 // has (another audit joined the group), it judges nothing and says so (sequence_audit_partitions_missing).
+import { type Clock, systemClock } from '../lib/clock.js';
 import { errorMessage } from '../lib/errors.js';
 import { type Consumer, type MessageLog } from '../lib/log/types.js';
 import { CappedLabel } from '../lib/telemetry/capped-label.js';
@@ -23,7 +24,8 @@ export interface SequenceAuditOptions {
   readonly logger: Logger;
   readonly settleMs: number;
   readonly maxExporters: number;
-  readonly now?: () => number;
+  /** Reads the time and runs the judgements (once a second); the system's by default. */
+  readonly clock?: Clock;
   /** Where a new audit starts reading: the end (default), or, on a log it has all of, the beginning. */
   readonly startFrom?: 'earliest' | 'latest';
   /** Every finding, for tests. */
@@ -37,7 +39,8 @@ export interface RunningAudit {
 }
 
 export async function startSequenceAudit(opts: SequenceAuditOptions): Promise<RunningAudit> {
-  const now = opts.now ?? Date.now;
+  const clock = opts.clock ?? systemClock;
+  const now = () => clock.now();
   const audit = new SequenceAudit({ settleMs: opts.settleMs });
   const labels = new CappedLabel(opts.maxExporters);
   /** Per partition: the latest receive time read, and whether it was read to its end. */
@@ -93,11 +96,10 @@ export async function startSequenceAudit(opts: SequenceAuditOptions): Promise<Ru
       judging = false;
     }
   };
-  const timer = setInterval(() => void judge(), JUDGE_EVERY_MS);
-  timer.unref();
+  const stopJudging = clock.every(JUDGE_EVERY_MS, () => void judge());
   return {
     stop: async () => {
-      clearInterval(timer);
+      stopJudging();
       await consumer.stop();
     },
   };

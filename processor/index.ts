@@ -17,6 +17,7 @@ import { LOG_PRODUCER_FENCED } from '../lib/log/errors.js';
 import { type Batch, type Consumer, type MessageLog, type Reader, type TopicPartition } from '../lib/log/types.js';
 import { type MetadataSource } from '../lib/k8s/metadata.js';
 import { Backoff, type BackoffPolicy, sleep } from '../lib/retry.js';
+import { type Clock, systemClock } from '../lib/clock.js';
 import { Lifecycle, type Readiness } from '../lib/service/lifecycle.js';
 import { type Service } from '../lib/service/service.js';
 import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
@@ -41,7 +42,8 @@ export interface ProcessorDeps {
   /** Kubernetes metadata (informers or an inventory file); without it nothing is looked up. */
   readonly metadata?: MetadataSource;
   readonly logger?: Logger;
-  readonly now?: () => number;
+  /** The wall time of commits and lag metrics, and the periodic tick; the system's by default. */
+  readonly clock?: Clock;
   /** Framing of the records written (default single-object). */
   readonly framing?: AvroFraming;
   /** Framing ingest writes flows.raw with (log.valueFormat): a Confluent id is read as the current schema. */
@@ -77,7 +79,8 @@ const zeroTotals = (): Totals => ({ records: 0, stale: 0, late: 0, missingTimes:
 
 export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): Processor {
   const logger = deps.logger ?? componentLogger('processor');
-  const now = deps.now ?? Date.now;
+  const clock = deps.clock ?? systemClock;
+  const now = () => clock.now();
   const section = config.processor;
   const topics = config.log.topics;
   const mode = config.mode === 'Proxy' ? 'proxy' : 'aggregate';
@@ -108,7 +111,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   const lifecycle = new Lifecycle('processor', PROCESSOR_STATE, logger);
   let consumer: Consumer | undefined;
   let reader: Reader | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let stopTicking = () => {};
 
   /** Adds what a task's work counted since its last report to the totals and the metrics. */
   function report(work: PartitionWork): void {
@@ -269,12 +272,12 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     let flows = 0;
     for (const task of tasks.values()) {
       flows += task.work.flows;
-      const clock = task.work.aggregator?.clock;
-      if (clock !== undefined && clock.now > 0) {
+      const partitionClock = task.work.aggregator?.clock;
+      if (partitionClock !== undefined && partitionClock.now > 0) {
         const partition = String(task.partition);
-        metrics.watermarkLag.labels(partition).set((now() - clock.now) / 1000);
-        metrics.clockLag.labels(partition).set((clock.received - clock.now) / 1000);
-        metrics.clockSources.labels(partition).set(clock.sourceCount);
+        metrics.watermarkLag.labels(partition).set((now() - partitionClock.now) / 1000);
+        metrics.clockLag.labels(partition).set((partitionClock.received - partitionClock.now) / 1000);
+        metrics.clockSources.labels(partition).set(partitionClock.sourceCount);
       }
       void task.tick().then(() => (task.failed ? rebuild(task) : undefined)).catch((err: unknown) => logger.error({ partition: task.partition, err }, 'processor tick failed'));
     }
@@ -306,20 +309,19 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     await consumer.subscribe([topics.flowsRaw]);
     // run() assigns partitions as it joins the group, before the lifecycle is running: open() retries in starting too.
     await consumer.run({ eachBatch, onAssign: assign, onRevoke: revoke, onFailure: (err) => lifecycle.fail(err) });
-    timer = setInterval(tick, Math.max(10, Math.min(section.commitInterval, 1000) / 2));
-    timer.unref();
+    stopTicking = clock.every(Math.max(10, Math.min(section.commitInterval, 1000) / 2), tick);
     logger.info({ mode, groupId: section.groupId, input: topics.flowsRaw, output: topics.flowsProcessed, changelog: mode === 'aggregate' ? topics.processorState : undefined }, 'processor started');
   }
 
   /** After a failed start: whatever the consumer's stop does, the reader is closed. */
   async function release(): Promise<void> {
-    clearInterval(timer);
+    stopTicking();
     await consumer?.stop().finally(() => reader?.close());
   }
 
   /** Leaves the group (revoking commits each partition), then commits and closes what is left; a failed final commit is thrown. */
   async function stop(): Promise<void> {
-    clearInterval(timer);
+    stopTicking();
     unfinished.clear();
     // Leaving the group revokes (and so closes) the tasks; a consumer that failed may not, nor stop cleanly.
     const consumerStop = await consumer?.stop().then(() => undefined, (err: unknown) => err);

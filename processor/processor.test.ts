@@ -10,6 +10,8 @@ import { type MessageLog } from '../lib/log/types.js';
 import { processorConfig, type ProcessorConfig } from './config.js';
 import { createProcessor, type Processor } from './index.js';
 import { decodeOutput, produceSpecs, type RecordSpec, waitCaughtUp } from './testing/fakes.js';
+import { ManualClock } from '../lib/testing/manual-clock.js';
+import { until } from '../lib/testing/until.js';
 
 function config(overrides: Record<string, unknown> = {}): ProcessorConfig {
   return processorConfig.parse({
@@ -95,5 +97,23 @@ describe('processor on the embedded log', () => {
     assert.equal(outputs.length, specs.length);
     assert.ok(outputs.every((o) => o.originalObservationDomainId === 1 && o.flowDirection !== null));
     assert.equal(outputs.filter((o) => o.flowDirection === 1).length, specs.filter((s) => s.flowType === 2 && s.sourcePodName !== '').length);
+  });
+
+  test('proxy mode commits what it took once commitInterval passed on its clock, not before', async (t) => {
+    const specs = workload(1, 12);
+    const cfg = config({ mode: 'Proxy', processor: { commitInterval: '1m' } });
+    const log = await openLog(t);
+    const clock = new ManualClock();
+    const p = createProcessor(cfg, { log, clock });
+    await p.start();
+    t.after(() => p.stop());
+    await produceSpecs(log, 'flows.raw', specs);
+    await until('the processor to take every record', () => p.stats().records === specs.length);
+    // Ticks run every 500 ms of the clock; until a minute has passed since the assignment, none commits.
+    clock.advance(59_000);
+    assert.equal(p.stats().outputs, 0, 'nothing committed before commitInterval');
+    clock.advance(1000);
+    await until('the commit at commitInterval', () => p.stats().outputs === specs.length);
+    await waitCaughtUp(log, cfg.processor.groupId, 'flows.raw');
   });
 });

@@ -5,9 +5,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { isFlowaggError } from '../lib/errors.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
+import { until } from '../lib/testing/until.js';
 import { processorConfig } from './config.js';
 import { PROCESSOR_FINAL_COMMIT } from './errors.js';
 import { createProcessor } from './index.js';
@@ -27,8 +27,7 @@ test('a final commit that fails on stop() rejects the stop naming the partition,
   await processor.start();
   const specs = Array.from({ length: 10 }, (_, i) => ({ src: '10.0.0.1', dst: '10.0.0.2', sport: 1000 + i, dport: 80, proto: 6, start: 990, end: 1000, exportTime: 1000, flowType: 1 }));
   await produceSpecs(log, 'flows.raw', specs);
-  for (const end = Date.now() + 30_000; processor.stats().records < specs.length && Date.now() < end;) await sleep(10);
-  assert.equal(processor.stats().records, specs.length);
+  await until('the processor to take every record', () => processor.stats().records === specs.length);
   const before = await failures();
 
   await assert.rejects(processor.stop(), (err) => isFlowaggError(err, PROCESSOR_FINAL_COMMIT) && /partitions 0 of flows.raw/.test(err.message));

@@ -16,6 +16,7 @@ import { agentMessages, agentTemplate } from '../ingest/testing/fakes.js';
 import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
 import { PAGE_FILES } from '../exporters/explorer/page-bundle.js';
 import { PAGE_BUNDLE, PAGE_SOURCES } from '../exporters/explorer/static.js';
+import { untilHolds } from '../lib/testing/until.js';
 
 const copy = copyRepository();
 const { root } = copy;
@@ -114,9 +115,7 @@ async function stopsOnSigterm(run: Running): Promise<void> {
   run.npm.kill('SIGTERM');
   try {
     assert.equal(await exited, 0, `npm start exit status after SIGTERM; its stderr:\n${run.stderr()}`);
-    const deadline = Date.now() + 10_000;
-    while (run.tree.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    assert.deepEqual(run.tree.filter(alive), [], 'processes of npm start still running 10 s after SIGTERM');
+    await untilHolds('every process of npm start to end after SIGTERM (the value: those alive)', () => run.tree.filter(alive), (left) => left.length === 0, { timeoutMs: 10_000, intervalMs: 50 });
     assert.match(run.stderr(), /"msg":"ingest stopped"/);
     for (const [kind, port] of [['udp', run.ports.udp], ['tcp', run.ports.tcp], ['tcp', run.ports.http]] as const) {
       assert.ok(await canBind(port, kind), `${kind} port ${port} is still held after npm start exited`);
@@ -188,9 +187,7 @@ test('npm run build gives the complete program, and npm start runs it', async (t
     const encoder = new MessageEncoder({ observationDomainId: 7 });
     for (const m of agentMessages(encoder, agentTemplate(), 0, 100)) socket.write(m);
     await new Promise<void>((resolve) => socket.end(resolve));
-    const deadline = Date.now() + 60_000;
-    let written = 0;
-    while ((written = (await recordMetrics(run.ports.http)).numRecordsWritten) < 100 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const written = await untilHolds('npm start to write the 100 records', async () => (await recordMetrics(run.ports.http)).numRecordsWritten, (n) => n >= 100, { timeoutMs: 60_000, intervalMs: 100 });
     assert.equal(written, 100);
     await stopsOnSigterm(run);
   });

@@ -15,7 +15,8 @@ import { topicsSchema } from '../../lib/log/topics.js';
 import { COUNTER_COLUMNS } from '../row/columns.js';
 import { toFlowRow } from '../row/flow-row.js';
 import { createExportRunner } from '../runner.js';
-import { eventually, flowThroughOutage } from '../testing/records.js';
+import { untilHolds } from '../../lib/testing/until.js';
+import { DESTINATION_WAIT, flowThroughOutage } from '../testing/records.js';
 import { clickHouseSection } from './config.js';
 import { createClickHouseExporter } from './index.js';
 
@@ -32,7 +33,7 @@ test('ClickHouse down for 30 s: every record arrives exactly once', { skip, time
   const topics = topicsSchema.parse({});
   const config = clickHouseSection.parse({ databaseURL: `http://127.0.0.1:${proxy.port}`, database, commitInterval: '1s', maxBatchRows: 5000, requestTimeout: '10s' });
   const exporter = createClickHouseExporter(config);
-  const runner = createExportRunner({ log, topics, exporter, backoff: { initialMs: 500, maxMs: 4000 } });
+  const runner = createExportRunner({ topics, backoff: { initialMs: 500, maxMs: 4000 } }, { log, exporter });
   const expected = new Map<string, bigint>(COUNTER_COLUMNS.map((c) => [c, 0n]));
   try {
     await runner.start();
@@ -42,7 +43,7 @@ test('ClickHouse down for 30 s: every record arrives exactly once', { skip, time
     });
     assert.ok(proxy.refused > 0, 'the exporter tried to reach ClickHouse during the outage');
     const count = async () => Number(await (await admin.query({ query: `SELECT count() FROM ${database}.flows`, format: 'TabSeparated' })).text());
-    await eventually('every row in ClickHouse', count, (n) => n >= TOTAL);
+    await untilHolds('every row in ClickHouse', count, (n) => n >= TOTAL, DESTINATION_WAIT);
     await runner.stop();
 
     const sums = COUNTER_COLUMNS.map((c) => `toString(sum(${c})) AS sum_${c}`).join(', ');

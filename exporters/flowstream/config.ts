@@ -3,6 +3,8 @@
 // both ports with one server certificate.
 import { z } from 'zod';
 import { byteSize, duration, port } from '../../lib/config/types.js';
+import { type TopicsConfig } from '../../lib/log/topics.js';
+import { type TlsConfig } from '../../lib/tls/config.js';
 
 export const flowStreamSection = z
   .strictObject({
@@ -21,3 +23,13 @@ export const flowStreamSection = z
   .describe("Antrea's FlowStreamService, GetFlows on port 14740, server TLS with ingest's certificate (docs/grpc.md). Needs a restart.");
 
 export type FlowStreamConfig = z.output<typeof flowStreamSection>;
+
+/** What the service reads of flowagg's configuration: its section, ingest's address and certificates, the topic. */
+export interface FlowStreamServiceConfig {
+  readonly flowStreamService: FlowStreamConfig;
+  /** Antrea's key: an extra name in the server certificate made from ingest.tls. */
+  readonly flowAggregatorAddress: string;
+  readonly ingest: { readonly host: string; readonly tls: TlsConfig };
+  /** flows.processed, and its partitions when the service creates it (before the processor ever wrote to it). */
+  readonly log: { readonly topics: Pick<TopicsConfig, 'flowsProcessed' | 'flowsProcessedPartitions'> };
+}

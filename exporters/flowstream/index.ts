@@ -17,10 +17,9 @@ import { listenGrpc } from '../../lib/listeners/grpc.js';
 import { exporterAddress } from '../../lib/listeners/address.js';
 import { ConnectionAdmission } from '../../lib/listeners/admission.js';
 import { type StreamListener } from '../../lib/listeners/tcp.js';
-import { type TlsConfig } from '../../lib/tls/config.js';
 import { type CertificateSource } from '../../lib/tls/provider.js';
 import { startCertificateSource } from '../../lib/tls/start.js';
-import { type FlowStreamConfig } from './config.js';
+import { type FlowStreamServiceConfig } from './config.js';
 import { FLOWSTREAM_STATE } from './errors.js';
 import { compileFilters, type FlowFilterInput, type FlowObject } from './filter.js';
 import { flowStreamMetrics } from './metrics.js';
@@ -53,24 +52,16 @@ export interface FlowStreamDeps {
   readonly logger?: Logger;
 }
 
-export interface FlowStreamOptions {
-  readonly flowStreamService: FlowStreamConfig;
-  readonly host: string;
-  readonly tls: TlsConfig;
-  readonly flowAggregatorAddress: string;
-  readonly topic: string;
-  /** Partitions of the topic, when the service creates it (before the processor ever wrote to it). */
-  readonly partitions: number;
-}
-
 export interface FlowStream extends Service {
   readonly port: number | undefined;
   /** GetFlows calls open now. */
   readonly streams: number;
 }
 
-export function createFlowStream(opts: FlowStreamOptions, deps: FlowStreamDeps): FlowStream {
-  const config = opts.flowStreamService;
+export function createFlowStream(serviceConfig: FlowStreamServiceConfig, deps: FlowStreamDeps): FlowStream {
+  const config = serviceConfig.flowStreamService;
+  const { host, tls } = serviceConfig.ingest;
+  const topic = serviceConfig.log.topics.flowsProcessed;
   const logger = deps.logger ?? componentLogger('flowstream');
   const warn = sampledLogger(logger);
   const decoder = flowRecordReader();
@@ -112,7 +103,7 @@ export function createFlowStream(opts: FlowStreamOptions, deps: FlowStreamDeps):
           follow: req.follow,
         },
         {
-          reader: reader!, admin: deps.log.admin(), topic: opts.topic, decode: (v) => decoder.decode(v),
+          reader: reader!, admin: deps.log.admin(), topic, decode: (v) => decoder.decode(v),
           batchFlows: config.batchFlows, waitMs: config.idleWait, ended: () => stopping() || call.cancelled,
           warn: (fields, msg) => warn(`flowstream:${msg}`, fields, msg),
           send: async (flows: FlowObject[], droppedCount: number) => {
@@ -145,17 +136,17 @@ export function createFlowStream(opts: FlowStreamOptions, deps: FlowStreamDeps):
 
   async function start(): Promise<void> {
     ownsCertificates = deps.certificates === undefined;
-    certificates = deps.certificates ?? (await startCertificateSource(opts.tls, opts.flowAggregatorAddress));
-    await deps.log.admin().createTopics([{ topic: opts.topic, partitions: opts.partitions, cleanupPolicy: 'delete' }]);
+    certificates = deps.certificates ?? (await startCertificateSource(tls, serviceConfig.flowAggregatorAddress));
+    await deps.log.admin().createTopics([{ topic, partitions: serviceConfig.log.topics.flowsProcessedPartitions, cleanupPolicy: 'delete' }]);
     reader = deps.log.reader();
     server = new grpc.Server({ 'grpc.max_receive_message_length': config.maxRequestBytes });
     server.addService(FLOW_STREAM_SERVICE, { GetFlows: (call: ServerWritableStream<Request, Buffer>) => void getFlows(call) });
     const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
     listener = await listenGrpc(
       {
-        host: opts.host, port: config.port,
+        host, port: config.port,
         admission: new ConnectionAdmission({ maxConnections: config.maxConnections, maxPerSource: config.maxConnectionsPerPeer, reservedForKnown: 0 }),
-        handshakeTimeoutMs: config.handshakeTimeout, minVersion: opts.tls.minVersion, certificates, clientCertificate: false,
+        handshakeTimeoutMs: config.handshakeTimeout, minVersion: tls.minVersion, certificates, clientCertificate: false,
       },
       {
         connection: (socket) => injector.injectConnection(socket),
@@ -166,7 +157,7 @@ export function createFlowStream(opts: FlowStreamOptions, deps: FlowStreamDeps):
       },
     );
     port = listener.port;
-    logger.info({ port, topic: opts.topic }, 'FlowStreamService started');
+    logger.info({ port, topic }, 'FlowStreamService started');
   }
 
   /** Also the cleanup of a failed start: each part is released if it was made. */

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { isFlowaggError } from '../../lib/errors.js';
 import { startTcpCollector, startUdpCollector } from '../../integration-tests/harness/collector.js';
 import { issueCA, issueClientCert, issueServerCert } from '../../lib/tls/issue.js';
+import { until } from '../../lib/testing/until.js';
 import { numberedRecord } from '../testing/records.js';
 import { IPFIX_EXPORT_CONNECT, IPFIX_EXPORT_TLS } from './errors.js';
 import { batchOf, decodeCollected, ipfixExporter } from './testing/exporter.js';
@@ -163,7 +164,7 @@ test('JSON lines: one object per record, addresses and UUIDs as text', async (t)
   const exporter = ipfixExporter({ address: `127.0.0.1:${(server.address() as { port: number }).port}`, recordFormat: 'JSON', includeK8sUIDs: true });
   await exporter.start();
   await exporter.deliver(batchOf([numberedRecord(7, { sourcePodUUID: Buffer.from('8d0f6a4e2b1c4d3e9f8a7b6c5d4e3f2a', 'hex') }), numberedRecord(8)]), signal);
-  while (lines.length < 2) await new Promise((r) => setTimeout(r, 10));
+  await until('the two JSON lines', () => lines.length >= 2);
   await exporter.stop();
   const [first] = lines.map((l) => JSON.parse(l) as { ipfix: Record<string, unknown>; '@timestamp': string });
   assert.equal(first!.ipfix.sourceIPv4Address, '10.1.0.7');
@@ -191,10 +192,9 @@ test('mutual TLS with a custom CA from files; a bad certificate path fails the s
   assert.equal(decodeCollected(collector.messages).records.length, 5);
 
   const noClientCert = ipfixExporter({ address: `127.0.0.1:${collector.port}:tcp`, tls: { enable: true, caFile: join(dir, 'ca.crt'), serverName: 'localhost' } });
-  await noClientCert.start().then(
-    () => noClientCert.deliver(batchOf(range(0, 1)), signal).then(() => new Promise((r) => setTimeout(r, 200))),
-    () => undefined,
-  );
+  // With TLS 1.3 the client may finish its side of the handshake, and deliver, before the collector refuses it.
+  await noClientCert.start().then(() => noClientCert.deliver(batchOf(range(0, 1)), signal), () => undefined);
+  await until('the collector to refuse the client without certificate', () => collector.refusedHandshakes === 1);
   await noClientCert.stop();
   assert.equal(collector.authorizedSessions, 1, 'a client without certificate is not a session');
 

@@ -15,7 +15,8 @@ import { topicsSchema } from '../../lib/log/topics.js';
 import { COUNTER_COLUMNS, S3_FIELDS } from '../row/columns.js';
 import { toFlowRow } from '../row/flow-row.js';
 import { createExportRunner } from '../runner.js';
-import { eventually, flowThroughOutage } from '../testing/records.js';
+import { untilHolds } from '../../lib/testing/until.js';
+import { DESTINATION_WAIT, flowThroughOutage } from '../testing/records.js';
 import { s3UploaderSection } from './config.js';
 import { createS3Exporter } from './index.js';
 
@@ -32,7 +33,7 @@ test('S3 down for 30 s: every record arrives exactly once', { skip, timeout: 600
   const log = await openEmbeddedLog({ dir, fsync: { policy: 'interval' } });
   const topics = topicsSchema.parse({});
   const config = s3UploaderSection.parse({ bucketName: bucket, endpoint: `http://127.0.0.1:${proxy.port}`, uploadInterval: '1s', maxRecordsPerFile: 5000 });
-  const runner = createExportRunner({ log, topics, exporter: createS3Exporter(config, { credentials: TEST_S3_CREDENTIALS }), backoff: { initialMs: 500, maxMs: 4000 } });
+  const runner = createExportRunner({ topics, backoff: { initialMs: 500, maxMs: 4000 } }, { log, exporter: createS3Exporter(config, { credentials: TEST_S3_CREDENTIALS }) });
   const expected = new Map<string, bigint>(COUNTER_COLUMNS.map((c) => [c, 0n]));
   try {
     await runner.start();
@@ -41,7 +42,7 @@ test('S3 down for 30 s: every record arrives exactly once', { skip, timeout: 600
       for (const c of COUNTER_COLUMNS) expected.set(c, expected.get(c)! + BigInt(row[c]));
     });
     assert.ok(proxy.refused > 0, 'the uploader tried to reach S3 during the outage');
-    await eventually('every record delivered', async () => runner.stats().delivered, (n) => n >= TOTAL);
+    await untilHolds('every record delivered', () => runner.stats().delivered, (n) => n >= TOTAL, DESTINATION_WAIT);
     await runner.stop();
 
     const lines = await readBucketLines(s3, bucket);

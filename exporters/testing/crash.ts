@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { crashLoop, startFlowagg } from '../../integration-tests/harness/crash-loop.js';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
 import { topicsSchema } from '../../lib/log/topics.js';
-import { aggregatedRecord, eventually, writeRecords } from './records.js';
+import { untilHolds } from '../../lib/testing/until.js';
+import { aggregatedRecord, DESTINATION_WAIT, writeRecords } from './records.js';
 import { type ExporterKind } from '../types.js';
 
 export interface Delivered {
@@ -52,7 +53,7 @@ export async function exportThroughCrashes(opts: {
     const seed = Number(process.env.FLOWAGG_CRASH_SEED ?? Date.now() % 1_000_000);
     const { delaysMs, logs } = await crashLoop(argv, 'exporter started', { kills: opts.kills ?? 10, maxDelayMs: 1500, seed, ...(opts.env && { env: opts.env }) });
     const last = startFlowagg(argv, 'exporter started', opts.env);
-    const drained = last.ready.then(() => eventually(`every record at the ${opts.kind} destination (seed ${seed})`, opts.delivered, (d) => d.distinct >= opts.total));
+    const drained = last.ready.then(() => untilHolds(`every record at the ${opts.kind} destination (seed ${seed})`, opts.delivered, (d) => d.distinct >= opts.total, DESTINATION_WAIT));
     await drained.catch(() => {});
     last.process.kill('SIGTERM');
     const { code } = await last.exited;

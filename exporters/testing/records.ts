@@ -6,6 +6,7 @@ import { type MessageLog } from '../../lib/log/types.js';
 import { FLOW_RECORD_TYPE, type FlowRecord, flowRecordWriter } from '../../schemas/flow-record.js';
 import { notDelivered } from '../errors.js';
 import { FlowaggError } from '../../lib/errors.js';
+import { until } from '../../lib/testing/until.js';
 import { type BatchPolicy, type ExportBatch, type Exporter, type ExporterKind } from '../types.js';
 
 const DEFAULTS: Record<string, unknown> = Object.fromEntries(
@@ -125,8 +126,6 @@ export class TestDestination implements Exporter {
   startAttempts = 0;
   started = false;
   behaviour: Behaviour = 'accept';
-  /** Resolvers waiting for a number of accepted records. */
-  readonly #waiters = new Set<() => void>();
 
   constructor(
     readonly kind: ExporterKind = 'flowlog',
@@ -151,7 +150,6 @@ export class TestDestination implements Exporter {
     if (this.deliverDelayMs > 0) await new Promise((r) => setTimeout(r, this.deliverDelayMs));
     if (this.behaviour === 'down') throw notDelivered(new FlowaggError(TEST_DESTINATION_DOWN, 'test destination is down'));
     this.accepted.push(batch);
-    for (const wake of this.#waiters) wake();
     if (this.behaviour === 'failAfterAccept') throw new FlowaggError(TEST_DESTINATION_DOWN, 'test destination failed after taking the batch');
     if (this.behaviour === 'acceptThenHang') {
       await new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
@@ -160,21 +158,7 @@ export class TestDestination implements Exporter {
 
   /** Resolves once `records` records were accepted in total; rejects after timeoutMs. */
   async waitFor(records: number, timeoutMs = 60_000): Promise<void> {
-    let timedOut = false;
-    const deadline = setTimeout(() => {
-      timedOut = true;
-      this.#waiters.forEach((w) => w());
-    }, timeoutMs);
-    try {
-      while (this.records < records) {
-        if (timedOut) throw new Error(`test destination: ${this.records} of ${records} records within ${timeoutMs} ms`);
-        let wake!: () => void;
-        await new Promise<void>((resolve) => this.#waiters.add((wake = resolve)));
-        this.#waiters.delete(wake);
-      }
-    } finally {
-      clearTimeout(deadline);
-    }
+    await until(`the test destination to accept ${records} records`, () => this.records >= records, { timeoutMs });
   }
 }
 
@@ -215,22 +199,5 @@ export async function flowThroughOutage(log: MessageLog, topic: string, partitio
   await upAgain;
 }
 
-/**
- * Polls `probe` every 250 ms until `done` holds (a probe that throws counts as not yet); fails after
- * timeoutMs saying what it waited for and what it saw last.
- */
-export async function eventually<T>(what: string, probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 180_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (done(v)) return v;
-      last = v;
-    } catch (err) {
-      last = `error: ${(err as Error).message}`;
-    }
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** How long a test waits for a real destination (ClickHouse, S3) to hold everything, and how often it asks. */
+export const DESTINATION_WAIT = { timeoutMs: 180_000, intervalMs: 250 } as const;

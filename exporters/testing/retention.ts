@@ -45,7 +45,7 @@ export async function outageOutlastingRetention(log: MessageLog, prepare: (topic
     if (typeof l.msg === 'string' && l.msg.startsWith("records removed by the log's retention")) named.push(l);
   } });
   const dest = new TestDestination('flowlog', { maxRecords: 50, maxDelayMs: 20 });
-  const runner = createExportRunner({ log, topics, exporter: dest, logger, groupId: `retention-${id}`, backoff: { initialMs: 20, maxMs: 100 } });
+  const runner = createExportRunner({ topics, groupId: `retention-${id}`, backoff: { initialMs: 20, maxMs: 100 } }, { log, exporter: dest, logger });
   const before = await lostToRetention();
   const total = 2000;
   // Sends of 20 records: one batch of the log each, larger than a small segment.

@@ -9,7 +9,6 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import * as grpc from '@grpc/grpc-js';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
 import { registry } from '../../lib/telemetry/metrics.js';
@@ -17,6 +16,7 @@ import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
 import { ingestConfig } from '../config.js';
 import { createIngest } from '../index.js';
 import { agentFlow, encodeMessage } from './testing/flows.js';
+import { until } from '../../lib/testing/until.js';
 
 const identity = (b: Buffer) => b;
 
@@ -55,10 +55,6 @@ function exportStream(client: grpc.Client) {
 
 const request = (from: number, n: number) => Buffer.from(encodeMessage('ExportRequest', { flows: Array.from({ length: n }, (_, i) => agentFlow(from + i)) }));
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (const end = Date.now() + 60_000; !cond(); await sleep(20)) if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-}
-
 test('a malformed message ends its stream with INVALID_ARGUMENT after the flows before it; another stream goes on', async (t) => {
   const { ingest, client } = await start(t);
   const good = exportStream(client());
@@ -73,7 +69,7 @@ test('a malformed message ends its stream with INVALID_ARGUMENT after the flows 
   good.call.write(request(5, 5));
   good.call.end();
   assert.deepEqual(await good.done, { code: grpc.status.OK, details: '' }, 'the good stream gets the empty ExportResponse at half-close');
-  await until(() => ingest.stats().written === 12, '5 + 5 good flows and the 2 before the bad one');
+  await until('5 + 5 good flows and the 2 before the bad one', () => ingest.stats().written === 12);
   assert.equal(ingest.stats().decodeErrors, 1);
   const metrics = await registry.metrics();
   const value = (line: RegExp) => Number(line.exec(metrics)?.[1] ?? NaN);
@@ -91,7 +87,7 @@ test('streams beyond maxStreamsPerPeer are refused with RESOURCE_EXHAUSTED; conn
   const c = client();
   const streams = [exportStream(c), exportStream(c)];
   for (const s of streams) s.call.write(request(0, 1));
-  await until(() => ingest.stats().streamSessions === 2, 'two open streams');
+  await until('two open streams', () => ingest.stats().streamSessions === 2);
   const third = exportStream(c);
   third.call.write(request(0, 1));
   const refused = await third.done;
@@ -136,12 +132,12 @@ test('gRPC connections count against the budget ingest.tcp sets for every stream
   refused.call.end();
   assert.equal((await refused.done).code, grpc.status.UNAVAILABLE);
   squatter.destroy();
-  await until(() => ingest.stats().streamSessions === 0, 'the squatter gone');
+  await until('the squatter gone', () => ingest.stats().streamSessions === 0);
   const accepted = exportStream(client());
   accepted.call.write(request(0, 3));
   accepted.call.end();
   assert.equal((await accepted.done).code, grpc.status.OK);
-  await until(() => ingest.stats().written === 3, 'the three flows written');
+  await until('the three flows written', () => ingest.stats().written === 3);
   const metrics = await registry.metrics();
   assert.match(metrics, /^flowagg_ingest_grpc_refused_total\{reason="reserved"\} [1-9]/m);
 });

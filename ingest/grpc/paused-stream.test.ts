@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as grpc from '@grpc/grpc-js';
 import { componentLogger } from '../../lib/telemetry/logger.js';
+import { until } from '../../lib/testing/until.js';
 import { CappedLabel } from '../../lib/telemetry/capped-label.js';
 import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
 import { type ProduceQueue } from '../produce-queue.js';
@@ -51,7 +52,7 @@ test('a paused stream buffers about one message; the rest waits in flow control 
     call.end();
   });
   let taken = 0;
-  for (const end = Date.now() + 60_000; queue.records === 0; await sleep(20)) assert.ok(Date.now() < end, 'the first message arrived');
+  await until('the first message to arrive', () => queue.records > 0, { timeoutMs: 60_000 });
   // Until nothing more is taken for a second (a slower machine only takes fewer).
   for (let last = -1; last !== taken; await sleep(1000)) last = taken;
   t.diagnostic(`${taken} of 20 messages taken while paused`);

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type StreamCloseReason, type StreamReader, type StreamSink, readStream } from './stream.js';
 import { ConnectionAdmission } from '../../lib/listeners/admission.js';
 import { listenTcp } from '../../lib/listeners/tcp.js';
+import { until } from '../../lib/testing/until.js';
 
 function message(length: number, fill: number): Buffer {
   const b = Buffer.alloc(length, fill);
@@ -34,11 +35,6 @@ class FakeSink implements StreamSink {
   }
 }
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await sleep(10);
-  assert.ok(cond(), `timed out waiting for ${what}`);
-}
-
 async function server(sinkFor: () => FakeSink) {
   const readers: StreamReader[] = [];
   const listener = await listenTcp({ host: '127.0.0.1', port: 0, admission: new ConnectionAdmission({ maxConnections: 10, maxPerSource: 10, reservedForKnown: 0 }) }, (socket) => readers.push(readStream(socket, sinkFor())));
@@ -58,10 +54,10 @@ test('messages written in arbitrary pieces arrive whole and in order', async (t)
   const stream = Buffer.concat(sent);
   const c = await client();
   for (let pos = 0; pos < stream.length; pos += 777) c.write(stream.subarray(pos, pos + 777));
-  await until(() => sink.messages.length === 200, 'all messages');
+  await until('all messages', () => sink.messages.length === 200);
   assert.deepEqual(sink.messages, sent);
   c.end();
-  await until(() => sink.closes.length === 1, 'close');
+  await until('close', () => sink.closes.length === 1);
   assert.deepEqual(sink.closes, [{ kind: 'end' }]);
 });
 
@@ -79,14 +75,13 @@ test('a throttled sink pauses the socket: the exporter stops being drained and n
     written += chunk.length;
     if (c.writableLength > 4 * 1024 * 1024) await sleep(20);
   }
-  await sleep(100);
+  await until('the session to pause', () => readers[0]?.paused);
   const reader = readers[0]!;
-  assert.equal(reader.paused, true);
   assert.ok(c.writableLength > 1024 * 1024, `exporter-side backlog ${c.writableLength} shows its writes are blocked`);
   assert.ok(reader.buffered <= 64 * 1024 + 65535, `collector holds ${reader.buffered} bytes, at most a chunk and a message`);
   assert.ok(sink.messages.length <= 1, 'at most the message that found the sink throttled was handled');
   sink.drain();
-  await until(() => sink.messages.length === written / 1024, 'everything after the drain');
+  await until('everything after the drain', () => sink.messages.length === written / 1024);
   assert.equal(reader.paused, false);
   c.destroy();
 });
@@ -102,18 +97,18 @@ test('a malformed stream closes only its own connection', async (t) => {
   const good = await client();
   const bad = await client();
   const poisoned = await client();
-  await until(() => sinks.length === 3, 'three sessions');
+  await until('three sessions', () => sinks.length === 3);
   bad.write(Buffer.concat([message(20, 1), Buffer.from('not ipfix at all')]));
   const poison = message(20, 0xee);
   poisoned.write(Buffer.concat([poison, message(20, 2)]));
-  await until(() => sinks[1]!.closes.length === 1 && sinks[2]!.closes.length === 1, 'the bad sessions to close');
+  await until('the bad sessions to close', () => sinks[1]!.closes.length === 1 && sinks[2]!.closes.length === 1);
   assert.equal(sinks[1]!.closes[0]!.kind, 'malformed');
   assert.match((sinks[1]!.closes[0] as { message: string }).message, /not IPFIX: version/);
   assert.deepEqual(sinks[2]!.closes[0], { kind: 'malformed', message: 'poisoned message' });
   assert.equal(sinks[2]!.messages.length, 1, 'nothing after the rejected message is handled');
-  await until(() => bad.closed, 'the exporter to see its connection closed');
+  await until('the exporter to see its connection closed', () => bad.closed);
   good.write(message(30, 3));
-  await until(() => sinks[0]!.messages.length === 1, 'the good session to keep working');
+  await until('the good session to keep working', () => sinks[0]!.messages.length === 1);
   assert.equal(sinks[0]!.closes.length, 0);
   good.destroy();
   poisoned.destroy();
@@ -127,11 +122,11 @@ test('what an exporter sent before closing is still handled when the sink drains
   sink.throttled = true;
   const sent = Array.from({ length: 50 }, (_, i) => message(100 + i, i));
   c.end(Buffer.concat(sent));
-  await until(() => readers.length === 1 && readers[0]!.paused, 'the session to pause');
+  await until('the session to pause', () => readers.length === 1 && readers[0]!.paused);
   await sleep(100);
   assert.deepEqual(sink.closes, [], 'not closed while messages wait');
   sink.drain();
-  await until(() => sink.closes.length === 1, 'the session to end');
+  await until('the session to end', () => sink.closes.length === 1);
   assert.deepEqual(sink.messages, sent);
   assert.deepEqual(sink.closes, [{ kind: 'end' }]);
 });

@@ -10,6 +10,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { untilHolds } from '../../lib/testing/until.js';
 import { startClickHouseContainer } from '../harness/clickhouse-container.js';
 import { type ApiTarget, apiRequest } from '../../lib/apiserver/client.js';
 import { containerApi, containersForTests, hostOf, localContainer, testcontainers } from '../harness/containers.js';
@@ -122,12 +123,7 @@ flowLogger:
 
   // The two processors share flows.raw's four partitions before anything is sent, so that both take part.
   const partitions = async (api: ApiTarget) => Number(/^flowagg_processor_partitions (\d+)$/m.exec((await apiRequest(api, '/metrics')).text)?.[1] ?? 0);
-  let shares = [0, 0];
-  for (const deadline = Date.now() + 120_000; !(shares[0] === 2 && shares[1] === 2) && Date.now() < deadline; ) {
-    await new Promise((r) => setTimeout(r, 500));
-    shares = await Promise.all([processA, processB].map((p) => partitions(p.api)));
-  }
-  assert.deepEqual(shares, [2, 2], 'flows.raw partitions assigned to each processor');
+  await untilHolds('two of flows.raw\'s partitions assigned to each processor', () => Promise.all([processA, processB].map((p) => partitions(p.api))), (shares) => shares[0] === 2 && shares[1] === 2, { timeoutMs: 120_000, intervalMs: 500 });
 
   const traffic = renderTraffic(conversationMix({ count: 200, seed: 41 }));
   const pcapPath = await writeTrafficPcap(traffic, work);
@@ -141,11 +137,7 @@ flowLogger:
 
   const sum = (totals: Totals) => [...totals.values()].reduce(([o, p], [a, b]) => [o + a, p + b], [0, 0]);
   const want = sum(expected);
-  let got = await clickHouseTotals(clickhouse.url);
-  for (const deadline = Date.now() + 180_000; sum(got)[0]! < want[0]! && Date.now() < deadline; ) {
-    await new Promise((r) => setTimeout(r, 500));
-    got = await clickHouseTotals(clickhouse.url);
-  }
+  const got = await untilHolds('ClickHouse to hold every octet sent', () => clickHouseTotals(clickhouse.url), (totals) => sum(totals)[0]! >= want[0]!, { timeoutMs: 180_000, intervalMs: 500 });
   assert.equal((await json(ingest.api, '/recordmetrics')).numRecordsWritten, softflowd.stats.recordsExported);
   assert.deepEqual(new Map([...got].sort()), new Map([...expected].sort()), 'octets and packets of every flow in ClickHouse');
 
@@ -153,11 +145,7 @@ flowLogger:
   for (const p of [processA, processB]) assert.ok(((await json(p.api, '/recordmetrics')).numRecordsProcessed as number) > 0, `${p.api.url} processed nothing`);
 
   // The flow log holds every flow too (its file is written as the exporter commits: wait for the last rows).
-  let logged: Totals = new Map();
-  for (const deadline = Date.now() + 60_000; sum(logged)[0]! < want[0]! && Date.now() < deadline; ) {
-    logged = await flowLogTotals(flowLogs);
-    if (sum(logged)[0]! < want[0]!) await new Promise((r) => setTimeout(r, 500));
-  }
+  const logged = await untilHolds('the flow log to hold every octet sent', () => flowLogTotals(flowLogs), (totals) => sum(totals)[0]! >= want[0]!, { timeoutMs: 60_000, intervalMs: 500 });
   assert.deepEqual(new Map([...logged].sort()), new Map([...expected].sort()), 'octets and packets of every flow in the flow log');
 });
 

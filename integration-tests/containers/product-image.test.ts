@@ -20,6 +20,7 @@ import { conversationMix, renderTraffic } from '../harness/traffic.js';
 import { readFlowRecords, softflowdView } from '../../ingest/testing/fakes.js';
 import { logConfigSchema } from '../../lib/log/config.js';
 import { openLog } from '../../lib/log/index.js';
+import { untilHolds } from '../../lib/testing/until.js';
 
 const docker = promisify(execFile);
 const log = (line: string) => console.log(`[product-image] ${line}`);
@@ -64,11 +65,7 @@ test('the flowagg image collects softflowd IPFIX, reports it over HTTP, and stop
   assert.ok(sent > 100, `softflowd exported only ${sent} records`);
   assert.equal(softflowd.stats.sendFailures, 0);
 
-  let metrics = await json(`${http}/recordmetrics`);
-  for (const deadline = Date.now() + 60_000; metrics.numRecordsWritten! < sent && Date.now() < deadline; ) {
-    await new Promise((r) => setTimeout(r, 200));
-    metrics = await json(`${http}/recordmetrics`);
-  }
+  const metrics = await untilHolds('ingest to write every record softflowd exported', () => json(`${http}/recordmetrics`), (m) => m.numRecordsWritten! >= sent, { timeoutMs: 60_000, intervalMs: 200 });
   assert.equal(metrics.numRecordsReceived, sent);
   assert.equal(metrics.numRecordsWritten, sent);
   const prometheus = await (await fetch(`${http}/metrics`)).text();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
+import { until } from '../../lib/testing/until.js';
 import { containersForTests, localImage } from '../harness/containers.js';
 
 const docker = promisify(execFile);
@@ -41,7 +42,5 @@ test('a container of a test process killed with SIGKILL is removed by the reaper
   child.kill('SIGKILL');
 
   // The reaper waits 10 s (RYUK_RECONNECTION_TIMEOUT) for the process to come back, then removes.
-  const deadline = Date.now() + 90_000;
-  while ((await exists(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
-  assert.equal(await exists(id), false, `container ${id} still exists 90 s after its process was killed`);
+  await until(`container ${id} to be removed once its process was killed`, async () => !(await exists(id)), { timeoutMs: 90_000, intervalMs: 500 });
 });

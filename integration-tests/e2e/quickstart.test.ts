@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { untilHolds } from '../../lib/testing/until.js';
 import { readLogApi, remoteAdmin } from '../../lib/log/admin-api.js';
 import { DELTA_COUNTERS, type DeltaCounter } from '../../simulate/counters.js';
 import { type FlowSums } from '../../simulate/ledger.js';
@@ -97,7 +97,7 @@ test('quick start: flowagg run, flowagg simulate 10 s; the flow log holds every 
   // Stopped once ingest has written every record sent, while the last seconds' deltas still wait in the
   // processor for the flows' next expiry: that needs event time to move on, and with no input it moves
   // only 5 s after the last record (the idle advance). They are in the processor's changelog on disk.
-  for (const end = Date.now() + 60_000; (await recordMetrics(run)).numRecordsWritten < report.records.sent; await sleep(100)) if (Date.now() > end) assert.fail('ingest did not write every record sent');
+  await untilHolds('ingest to write every record sent', async () => (await recordMetrics(run)).numRecordsWritten, (written) => written >= report.records.sent, { timeoutMs: 60_000, intervalMs: 100 });
   assert.ok(total(logged(readFlowLog(dir))) < total(want), 'not everything is in the flow log yet when flowagg run is stopped');
   await stopRun(run);
   const atStop = readFlowLog(dir).length;
@@ -109,11 +109,11 @@ test('quick start: flowagg run, flowagg simulate 10 s; the flow log holds every 
   // flows.processed, which the embedded log's lag counts. A line lost keeps it from finishing; one
   // written twice is seen below.
   const admin = remoteAdmin(readLogApi(join(dir, 'data', 'log'))!);
-  const lag = async () => (await admin.fetchGroupLag('flowagg-export-flowlog')).map((p) => p.lag);
-  const done = async () => total(logged(readFlowLog(dir))) >= total(want) && (await recordMetrics(run)).numFlows === 0 && (await lag()).every((n) => n <= 1);
-  for (const end = Date.now() + 120_000; !(await done()); await sleep(250)) {
-    if (Date.now() > end) assert.fail(`the restarted flowagg run did not finish within 2 minutes: ${total(logged(readFlowLog(dir)))} of ${total(want)} counted in the flow log, ${JSON.stringify(await recordMetrics(run))}, flow log exporter lag ${(await lag()).join(' ')}; the processor's figures:\n${(await metricLines(run, 'flowagg_processor_')).join('\n')}`);
-  }
+  const progress = async () => ({
+    counted: total(logged(readFlowLog(dir))), of: total(want), metrics: await recordMetrics(run),
+    flowLogLag: (await admin.fetchGroupLag('flowagg-export-flowlog')).map((p) => p.lag), processor: await metricLines(run, 'flowagg_processor_'),
+  });
+  await untilHolds('the restarted flowagg run to finish', progress, (p) => p.counted >= p.of && p.metrics.numFlows === 0 && p.flowLogLag.every((n) => n <= 1), { timeoutMs: 120_000, intervalMs: 250 });
   const lines = readFlowLog(dir);
   const got = logged(lines);
   await stopRun(run);

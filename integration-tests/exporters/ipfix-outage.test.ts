@@ -24,7 +24,7 @@ test('a 30 s collector outage while 100,000 records flow: every record arrives e
   const port = collector.port;
   const received = [new CollectedDecoder(collector.messages)];
   const exporter = ipfixExporter({ address: `127.0.0.1:${port}:tcp`, batchRecords: 2000, batchDelay: 200 });
-  const runner = createExportRunner({ log, topics, exporter });
+  const runner = createExportRunner({ topics }, { log, exporter });
   const count = () => received.reduce((n, d) => n + d.update(), 0);
   try {
     await runner.start();

@@ -4,6 +4,7 @@ import { createSocket } from 'node:dgram';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket, type TlsOptions } from 'node:tls';
 import { FlowaggError } from '../../lib/errors.js';
+import { until } from '../../lib/testing/until.js';
 
 export const HARNESS_COLLECT_TIMEOUT = 'FLOWAGG_ERR_HARNESS_COLLECT_TIMEOUT';
 export const HARNESS_COLLECT_FRAMING = 'FLOWAGG_ERR_HARNESS_COLLECT_FRAMING';
@@ -31,36 +32,19 @@ const IPFIX_HEADER = 16;
 // Large enough for a burst of thousands of softflowd datagrams; the kernel caps it at rmem_max.
 const UDP_RECEIVE_BUFFER = 8 * 1024 * 1024;
 
+/** Resolves with the messages once `count` arrived; a HARNESS_COLLECT_TIMEOUT after timeoutMs. */
 function waiter(messages: CollectedMessage[], transport: string) {
-  const pending = new Set<() => void>();
-  return {
-    notify: () => pending.forEach((f) => f()),
-    wait: (count: number, timeoutMs: number) =>
-      new Promise<readonly CollectedMessage[]>((resolve, reject) => {
-        const check = () => {
-          if (messages.length < count) return;
-          pending.delete(check);
-          clearTimeout(timer);
-          resolve(messages);
-        };
-        const timer = setTimeout(() => {
-          pending.delete(check);
-          reject(new FlowaggError(HARNESS_COLLECT_TIMEOUT, `${transport} collector: ${messages.length} of ${count} messages arrived within ${timeoutMs} ms`));
-        }, timeoutMs);
-        pending.add(check);
-        check();
-      }),
-  };
+  return (count: number, timeoutMs: number): Promise<readonly CollectedMessage[]> =>
+    until(`${count} messages at the ${transport} collector`, () => messages.length >= count && messages, { timeoutMs }).catch(() => {
+      throw new FlowaggError(HARNESS_COLLECT_TIMEOUT, `${transport} collector: ${messages.length} of ${count} messages arrived within ${timeoutMs} ms`);
+    });
 }
 
 export async function startUdpCollector(address = '127.0.0.1'): Promise<Collector> {
   const socket = createSocket({ type: address.includes(':') ? 'udp6' : 'udp4', recvBufferSize: UDP_RECEIVE_BUFFER });
   const messages: CollectedMessage[] = [];
-  const { notify, wait } = waiter(messages, 'udp');
-  socket.on('message', (bytes, rinfo) => {
-    messages.push({ bytes, from: { address: rinfo.address, port: rinfo.port }, session: 0 });
-    notify();
-  });
+  const wait = waiter(messages, 'udp');
+  socket.on('message', (bytes, rinfo) => void messages.push({ bytes, from: { address: rinfo.address, port: rinfo.port }, session: 0 }));
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
     socket.bind(0, address, () => resolve());
@@ -101,6 +85,8 @@ export interface StreamCollectorOptions {
 export interface StreamCollector extends Collector {
   /** Sessions that completed a TLS handshake with a client certificate the server verified. */
   readonly authorizedSessions: number;
+  /** TLS handshakes the server refused (no or an untrusted client certificate, say). */
+  readonly refusedHandshakes: number;
   /**
    * A graceful stop, as a collector restart: no new sessions, every open session is half-closed (FIN)
    * and read to its end, so what the exporter wrote before it noticed is still received.
@@ -111,9 +97,10 @@ export interface StreamCollector extends Collector {
 export async function startTcpCollector(address = '127.0.0.1', opts: StreamCollectorOptions = {}): Promise<StreamCollector> {
   const messages: CollectedMessage[] = [];
   const sockets = new Set<Socket>();
-  const { notify, wait } = waiter(messages, opts.tls ? 'tls' : 'tcp');
+  const wait = waiter(messages, opts.tls ? 'tls' : 'tcp');
   let sessions = 0;
   let authorizedSessions = 0;
+  let refusedHandshakes = 0;
   const onSession = (socket: Socket) => {
     const session = sessions++;
     if ((socket as TLSSocket).authorized) authorizedSessions++;
@@ -125,7 +112,6 @@ export async function startTcpCollector(address = '127.0.0.1', opts: StreamColle
         const { messages: complete, rest } = splitIpfixStream(Buffer.concat([pending, chunk]));
         pending = Buffer.from(rest);
         for (const bytes of complete) messages.push({ bytes: Buffer.from(bytes), from, session });
-        notify();
       } catch (e) {
         socket.destroy(e as Error);
       }
@@ -133,7 +119,7 @@ export async function startTcpCollector(address = '127.0.0.1', opts: StreamColle
     socket.on('error', () => socket.destroy());
     socket.on('close', () => sockets.delete(socket));
   };
-  const server: Server = opts.tls ? createTlsServer(opts.tls, onSession) : createServer(onSession);
+  const server: Server = opts.tls ? createTlsServer(opts.tls, onSession).on('tlsClientError', () => refusedHandshakes++) : createServer(onSession);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, address, () => resolve());
@@ -146,6 +132,9 @@ export async function startTcpCollector(address = '127.0.0.1', opts: StreamColle
     messages,
     get authorizedSessions() {
       return authorizedSessions;
+    },
+    get refusedHandshakes() {
+      return refusedHandshakes;
     },
     waitForMessages: wait,
     close: () => {

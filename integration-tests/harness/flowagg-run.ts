@@ -6,25 +6,43 @@ import { type ApiTarget, apiRequest } from '../../lib/apiserver/client.js';
 import { apiTargetOf, readLogApi } from '../../lib/log/admin-api.js';
 import { type FlowaggChild, startFlowagg } from './crash-loop.js';
 
-const RUNNING = 'flowagg run running';
-
-export interface Run {
+export interface Started {
   readonly child: FlowaggChild;
-  /** Its working directory: the embedded log is in ./data/log, where it publishes its API. */
+  /** Its working directory. */
   readonly dir: string;
-  readonly tcpPort: number;
+  /** Its embedded log, beside which it publishes its API. */
+  readonly logDir: string;
   readonly httpPort: number;
-  /** Every collector's bound port: udp, tcp, tls, grpc, netflow. */
+  /** Every collector's bound port: udp, tcp, tls, grpc, netflow (none for a command without ingest). */
   readonly collectors: Readonly<Record<string, number>>;
 }
 
-/** `args` after `run` (e.g. `--config FILE`); `env` adds FLOWAGG_CFG_ overrides and the like. */
-export async function startRun(dir: string, opts: { env?: NodeJS.ProcessEnv; args?: readonly string[] } = {}): Promise<Run> {
-  const child = startFlowagg(['run', ...(opts.args ?? [])], RUNNING, opts.env, dir);
+export interface Run extends Started {
+  readonly tcpPort: number;
+}
+
+interface StartOptions {
+  /** Adds FLOWAGG_CFG_ overrides and the like. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** After the command (e.g. `--config FILE`). */
+  readonly args?: readonly string[];
+  /** Where its configuration puts the embedded log; the quick start's ./data/log by default. */
+  readonly logDir?: string;
+}
+
+/** `flowagg <command...>` (`['export', 'flowlog']`, say), started until it logs that it is running. */
+export async function startCommand(dir: string, command: readonly string[], opts: StartOptions = {}): Promise<Started> {
+  const running = `flowagg ${command.join(' ')} running`;
+  const child = startFlowagg([...command, ...(opts.args ?? [])], running, opts.env, dir);
   await child.ready;
-  const line = child.stderr().split('\n').find((l) => l.includes(RUNNING))!;
-  const started = JSON.parse(line) as { collectors: Record<string, number>; http: number };
-  return { child, dir, tcpPort: started.collectors.tcp!, httpPort: started.http, collectors: started.collectors };
+  const line = child.stderr().split('\n').find((l) => l.includes(running))!;
+  const started = JSON.parse(line) as { collectors?: Record<string, number>; http: number };
+  return { child, dir, logDir: opts.logDir ?? join(dir, 'data', 'log'), collectors: started.collectors ?? {}, httpPort: started.http };
+}
+
+export async function startRun(dir: string, opts: StartOptions = {}): Promise<Run> {
+  const started = await startCommand(dir, ['run'], opts);
+  return { ...started, tcpPort: started.collectors.tcp! };
 }
 
 export async function stopRun(run: Run): Promise<void> {
@@ -34,12 +52,12 @@ export async function stopRun(run: Run): Promise<void> {
 }
 
 /**
- * The run's API as it published it beside its log (URL, loopback token, CA): plain HTTP for the quick
+ * The API a command published beside its log (URL, loopback token, CA): plain HTTP for the quick
  * start, HTTPS with a configuration file.
  */
-export function apiOf(run: Run): ApiTarget {
-  const api = readLogApi(join(run.dir, 'data', 'log'));
-  assert.ok(api, `flowagg run published no API in ${run.dir}/data/log`);
+export function apiOf(run: Pick<Started, 'logDir'>): ApiTarget {
+  const api = readLogApi(run.logDir);
+  assert.ok(api, `flowagg published no API in ${run.logDir}`);
   return apiTargetOf(api);
 }
 
@@ -49,18 +67,27 @@ export interface Readyz {
 }
 
 /** /readyz of the run, with its HTTP status (no token needed, but HTTPS with a configuration file). */
-export async function readyzOf(run: Run): Promise<{ status: number; body: Readyz }> {
+export async function readyzOf(run: Pick<Started, 'logDir'>): Promise<{ status: number; body: Readyz }> {
   const res = await apiRequest(apiOf(run), '/readyz');
   return { status: res.status, body: res.json as Readyz };
 }
 
-/** Antrea's /recordmetrics: numRecordsWritten (by ingest into flows.raw), numFlows (held by the processor). */
-export async function recordMetrics(run: Run): Promise<{ numRecordsWritten: number; numFlows: number; numRecordsExported: number }> {
-  return (await apiRequest(apiOf(run), '/recordmetrics')).json as { numRecordsWritten: number; numFlows: number; numRecordsExported: number };
+/** Antrea's /recordmetrics (app/serve.ts): numRecordsWritten by ingest into flows.raw, numFlows held by the processor. */
+export interface RecordMetrics {
+  readonly numRecordsReceived: number;
+  readonly numRecordsWritten: number;
+  readonly numFlows: number;
+  readonly numRecordsExported: number;
+  /** Only where the processor runs. */
+  readonly numRecordsProcessed?: number;
+}
+
+export async function recordMetrics(run: Pick<Started, 'logDir'>): Promise<RecordMetrics> {
+  return (await apiRequest(apiOf(run), '/recordmetrics')).json as RecordMetrics;
 }
 
 /** The Prometheus exposition of /metrics, the lines of one metric family prefix. */
-export async function metricLines(run: Run, prefix: string): Promise<string[]> {
+export async function metricLines(run: Pick<Started, 'logDir'>, prefix: string): Promise<string[]> {
   const text = (await apiRequest(apiOf(run), '/metrics')).text;
   return text.split('\n').filter((l) => l.startsWith(prefix));
 }

@@ -1,4 +1,5 @@
 // The flowagg/kafka image (infra/images/kafka: the broker of infra/dev/kafka) under Testcontainers.
+import { until } from '../../lib/testing/until.js';
 import { type OnNetwork, hostOf, localContainer } from './containers.js';
 
 export interface KafkaContainer {
@@ -49,18 +50,14 @@ async function streamText(stream: NodeJS.ReadableStream): Promise<string> {
 /** Until the broker answers Metadata with at least one broker, within `timeoutMs`. */
 async function waitForBroker(brokers: string, timeoutMs: number): Promise<void> {
   const { Kafka, logLevel } = (await import('kafkajs')).default;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const answers = async () => {
     const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
     try {
       await admin.connect();
-      if ((await admin.describeCluster()).brokers.length > 0) return;
-    } catch {
-      // not yet
+      return (await admin.describeCluster()).brokers.length > 0;
     } finally {
       await admin.disconnect().catch(() => {});
     }
-    if (Date.now() > deadline) throw new Error(`the Kafka container at ${brokers} did not answer within ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  };
+  await until(`the Kafka container at ${brokers} to answer`, answers, { timeoutMs, intervalMs: 500 });
 }

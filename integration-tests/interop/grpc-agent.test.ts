@@ -21,6 +21,7 @@ import { type MessageLog } from '../../lib/log/types.js';
 import { flowRecordReader, flowRecordWriter } from '../../schemas/flow-record.js';
 import { requireGoProgram } from '../harness/go.js';
 import { runTool } from '../harness/tools.js';
+import { until } from '../../lib/testing/until.js';
 
 const SERVICE_NAME = 'flow-aggregator.flow-aggregator.svc';
 
@@ -68,10 +69,6 @@ function writeFlows(root: string, name: string, flows: readonly Uint8Array[]): s
   return path;
 }
 
-async function until(cond: () => boolean, what: string, ms = 60_000): Promise<void> {
-  for (const end = Date.now() + ms; !cond(); await sleep(20)) if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-}
-
 test('flows a grpc-go client sends as an Antrea Agent arrive in flows.raw with every field right', async (t) => {
   const s = await setup(t);
   if (s === undefined) return;
@@ -85,7 +82,7 @@ test('flows a grpc-go client sends as an Antrea Agent arrive in flows.raw with e
   const file = writeFlows(s.root, 'flows.bin', bytes);
   const outcome = await s.run(['-flows', file, '-halfclose', '-ca', s.certs.ca, '-cert', s.certs.cert, '-key', s.certs.key]);
   assert.deepEqual({ sent: outcome.sent, code: outcome.code }, { sent: 400, code: 'OK' }, outcome.message);
-  await until(() => s.ingest.stats().written === 400, 'the 400 flows in flows.raw');
+  await until('the 400 flows in flows.raw', () => s.ingest.stats().written === 400);
   const records = (await readFlowRecords(s.log)).map((r) => r.record);
   assert.equal(records.length, 400);
   // The log's partitions interleave: match by source port and family, each unique.
@@ -136,7 +133,7 @@ test('no client certificate, another CA\'s certificate, TLS 1.1 and a wrong ALPN
   assert.notEqual(await attempt({ ALPNProtocols: ['http/1.1'] }), 'accepted', 'ALPN http/1.1');
   assert.notEqual(await attempt({}), 'accepted', 'no ALPN');
   assert.notEqual(await attempt({ ALPNProtocols: ['h2'], minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' }), 'accepted', 'TLS 1.1');
-  await sleep(100);
+  // Every refused connection has ended (the attempts above saw it): nothing of theirs can still arrive.
   assert.equal(s.ingest.stats().records, 0);
 });
 
@@ -149,7 +146,7 @@ test('1,000,000 flows on one stream with the log stalled: the stream is held, me
   (globalThis as { gc?: () => void }).gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   const sending = s.run(['-flows', file, '-total', String(total), '-batch', '10', '-halfclose', '-ca', s.certs.ca, '-cert', s.certs.cert, '-key', s.certs.key]);
-  await until(() => s.ingest.stats().throttled, 'the queue to fill');
+  await until('the queue to fill', () => s.ingest.stats().throttled);
   // Held: while the log is stalled, what ingest takes stops growing after the queue's bound (plus what
   // grpc-js had buffered), however long the Agent keeps trying.
   const held = s.ingest.stats().records;
@@ -162,7 +159,7 @@ test('1,000,000 flows on one stream with the log stalled: the stream is held, me
   producer.release();
   const outcome = await sending;
   assert.deepEqual({ sent: outcome.sent, code: outcome.code }, { sent: total, code: 'OK' }, outcome.message);
-  await until(() => s.ingest.stats().written === total, 'every flow written', 300_000);
+  await until('every flow written', () => s.ingest.stats().written === total, { timeoutMs: 300_000 });
   assert.equal(producer.records().length, total);
   assert.equal(s.ingest.stats().droppedRecords, 0);
 });

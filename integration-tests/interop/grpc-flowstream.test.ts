@@ -65,8 +65,8 @@ async function setup(t: TestContext) {
   await certificates.start();
   t.after(() => certificates.stop());
   const service = createFlowStream({
-    flowStreamService: flowStreamSection.parse({ enable: true, port: 0, batchFlows: 25 }), host: '127.0.0.1', tls: tlsSection.parse({}),
-    flowAggregatorAddress: '', topic: TOPIC, partitions: 3,
+    flowStreamService: flowStreamSection.parse({ enable: true, port: 0, batchFlows: 25 }), ingest: { host: '127.0.0.1', tls: tlsSection.parse({}) },
+    flowAggregatorAddress: '', log: { topics: { flowsProcessed: TOPIC, flowsProcessedPartitions: 3 } },
   }, { log, certificates });
   await service.start();
   t.after(() => service.stop());

@@ -14,6 +14,7 @@ import { readFlowRecords } from '../../ingest/testing/fakes.js';
 import { parseIpv4Into, parseIpv6Into, formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
 import { type MessageLog } from '../../lib/log/types.js';
+import { untilHolds } from '../../lib/testing/until.js';
 import { DELTA_COUNTERS } from '../../simulate/counters.js';
 import { type SimulationReport } from '../../simulate/report.js';
 import { type FlowRecord } from '../../schemas/flow-record.js';
@@ -38,8 +39,9 @@ async function simulate(args: string[], signal: AbortSignal): Promise<{ report: 
   return { report: JSON.parse(run.stdout) as SimulationReport, stderr: run.stderr, exitCode: run.exitCode };
 }
 
+/** Resolves once ingest wrote `n` records to the log; on timeout says how many it wrote. */
 async function waitWritten(ingest: Ingest, n: number): Promise<void> {
-  for (const end = Date.now() + 120_000; ingest.stats().written < n; await sleep(50)) if (Date.now() > end) assert.fail(`ingest wrote ${ingest.stats().written} records, ${n} expected`);
+  await untilHolds(`ingest to write ${n} records`, () => ingest.stats().written, (written) => written >= n, { timeoutMs: 120_000, intervalMs: 50 });
 }
 
 const text = (b: Buffer | null) => (b === null ? '' : b.length === 4 ? formatIpv4(b, 0) : formatIpv6(b, 0));

@@ -1,6 +1,6 @@
 // The message log's contract, shared by the embedded backend (lib/log/embedded) and the Kafka backend
 // (lib/log/kafka). Every service talks to the log only through these types; neither backend's own
-// types or semantics leak through. lib/log/contract.ts is the test suite both backends must pass.
+// types or semantics leak through. lib/log/testing/contract.ts is the test suite both backends must pass.
 //
 // Conventions (Kafka's):
 // - Offsets are dense per partition, start at 0, and are JS numbers (checked below 2^53).

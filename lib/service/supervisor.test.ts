@@ -3,14 +3,10 @@ import { test } from 'node:test';
 import { componentLogger } from '../telemetry/logger.js';
 import { Supervisor, type SupervisionPolicy } from './supervisor.js';
 import { FakeService } from './testing.js';
+import { until } from '../testing/until.js';
 
 const FAST: SupervisionPolicy = { backoff: { initialMs: 1, maxMs: 5 }, maxRestarts: 2, windowMs: 60_000 };
 const logger = componentLogger('supervisor-test');
-
-async function until(what: string, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 2));
-  assert.ok(ok(), `timed out waiting until ${what}`);
-}
 
 function supervised(opts: { policy?: SupervisionPolicy; failStarts?: number } = {}) {
   const made: FakeService[] = [];

@@ -1,6 +1,7 @@
 // The one way tests wait for something: poll a check until it holds, and on timeout say what was awaited
 // (and the check's last error), so that a slow machine gives a reason rather than a hang or a bare failure.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { inspect } from 'node:util';
 
 export interface UntilOptions {
   /** Default 30 s: generous, since a check that holds returns at once. */
@@ -30,5 +31,22 @@ export async function until<T>(what: string, check: () => Checked<T> | Promise<C
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
     }
     await sleep(intervalMs);
+  }
+}
+
+/**
+ * Resolves with the first value of `probe` that `holds` accepts (any value, false and 0 included). On
+ * timeout the error also shows the last value probed, which is usually what tells a failure's cause.
+ */
+export async function untilHolds<T>(what: string, probe: () => T | Promise<T>, holds: (value: T) => boolean, opts: UntilOptions = {}): Promise<T> {
+  let last: { value: T } | undefined;
+  try {
+    const found = await until(what, async () => {
+      last = { value: await probe() };
+      return holds(last.value) && last;
+    }, opts);
+    return found.value;
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last value: ${last === undefined ? 'none' : inspect(last.value, { depth: 4, breakLength: Infinity })}`);
   }
 }

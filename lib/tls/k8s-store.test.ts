@@ -15,6 +15,7 @@ import { issueCA, issueClientCert } from './issue.js';
 import { CA_CONFIGMAP, CA_SECRET, CLIENT_SECRET } from './k8s-store.js';
 import { CertificateProvider, type TlsMaterial } from './provider.js';
 import { tlsServerOptions } from './server-options.js';
+import { until } from '../testing/until.js';
 
 const NS = 'fa';
 const DAY = 86_400_000;
@@ -24,12 +25,6 @@ const secretData = (o: KubeObject | undefined) => {
   return Object.fromEntries(Object.entries(data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
 };
 const configMapData = (o: KubeObject | undefined) => o?.data as Record<string, string> | undefined;
-
-async function until(what: string, predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !predicate(); await new Promise((r) => setTimeout(r, 10))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-  }
-}
 
 /** Holds the first `n` requests matching `match` until all `n` arrived, so that they race for real. */
 function holdTogether(fake: FakeKubeApiServer, match: (r: RecordedRequest) => boolean, n = 2): void {

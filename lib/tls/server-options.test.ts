@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { type ConnectionOptions, type Server, type TLSSocket, connect, createServer } from 'node:tls';
 import { type KeyPair, issueCA, issueClientCert, issueServerCert } from './issue.js';
 import { tlsServerOptions } from './server-options.js';
+import { until } from '../testing/until.js';
 
 const validity = { now: new Date(), validityMs: 365 * 86_400_000 };
 /** For foreign CAs: another issuance second, so that their names differ from our CA's. */
@@ -50,8 +51,9 @@ describe('tlsServerOptions', async () => {
       });
       const refused = async (err: Error) => {
         socket.destroy();
-        // The server's verdict may arrive after the client's error; wait for it a little.
-        for (let waited = 0; serverErrors.length === 0 && waited < 500; waited += 10) await new Promise((r) => setTimeout(r, 10));
+        // The server's verdict may arrive after the client's error; wait for it a little (there is none when
+        // the client gave up before sending anything).
+        await until('the server\'s verdict', () => serverErrors.length > 0, { timeoutMs: 500 }).catch(() => {});
         resolve({ accepted: false, clientError: (err as NodeJS.ErrnoException).code ?? err.message, serverErrors });
       };
       socket.once('error', (err) => void refused(err));

@@ -14,6 +14,7 @@ import { type LogConfigInput } from '../../lib/log/config.js';
 import { spawnTs } from '../../lib/log/embedded/testing/spawn.js';
 import { type MessageLog, type ProduceRecord } from '../../lib/log/types.js';
 import { flowRecordReader } from '../../schemas/flow-record.js';
+import { until } from '../../lib/testing/until.js';
 import { processorConfig } from '../config.js';
 import { createProcessor } from '../index.js';
 import { waitCaughtUp } from './fakes.js';
@@ -245,9 +246,7 @@ export function exactlyOnceSuite(backend: Backend): void {
         await waitCaughtUp(log, w.groupId, input, backend.timeoutMs);
         const second = createProcessor(parse(w), { log });
         await second.start();
-        await withTimeout((async () => {
-          while (first.tasks().length === INPUT_PARTITIONS) await sleep(20);
-        })(), backend.timeoutMs, 'the partitions to be shared');
+        await until('the partitions to be shared', () => first.tasks().length < INPUT_PARTITIONS, { timeoutMs: backend.timeoutMs });
         await chunks.write(2, 4);
         await waitCaughtUp(log, w.groupId, input, backend.timeoutMs);
         assert.ok(second.stats().records > 0, 'the second instance processed records');
@@ -274,9 +273,7 @@ export function exactlyOnceSuite(backend: Backend): void {
         const first = runNames('replay');
         await processInProcess(log, input, first, backend.timeoutMs);
         const expected = await readOutputs(log, first.output);
-        await withTimeout((async () => {
-          while ((await log.admin().listGroups()).find((g) => g.groupId === first.groupId)?.state !== 'empty') await sleep(50);
-        })(), backend.timeoutMs, 'the group to be empty');
+        await until('the group to be empty', async () => (await log.admin().listGroups()).find((g) => g.groupId === first.groupId)?.state === 'empty', { timeoutMs: backend.timeoutMs, intervalMs: 50 });
         await log.admin().resetGroupOffsets(first.groupId, input, { to: 'earliest' });
         // The same group and changelog: the state saved with the old offsets is set aside.
         const replay = { ...first, output: `${first.output}-replay` };

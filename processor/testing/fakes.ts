@@ -1,7 +1,7 @@
 // Builders and fakes for the processor's tests and benchmark: FlowRecords from a few readable values,
 // an in-memory MetadataSource, and the reference decoding of what the processor wrote. Production code
 // never imports this file.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { untilHolds } from '../../lib/testing/until.js';
 import { flowKeyOfRecord } from '../../schemas/flow-key.js';
 import { parseIpv4Into, parseIpv6Into } from '../../lib/ipfix/text.js';
 import { type MessageLog } from '../../lib/log/types.js';
@@ -133,13 +133,10 @@ export async function produceSpecs(log: MessageLog, topic: string, specs: readon
 
 /** Resolves once `groupId` committed every partition of `topic` up to its end (waits for the event, bounded). */
 export async function waitCaughtUp(log: MessageLog, groupId: string, topic: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const behind = async () => {
     const ends = await log.admin().fetchTopicOffsets(topic);
     const lag = await log.admin().fetchGroupLag(groupId);
-    const behind = ends.filter((e) => e.high > 0 && (lag.find((l) => l.topic === topic && l.partition === e.partition)?.committed ?? 0) < e.high);
-    if (behind.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`group ${groupId} did not catch up with ${topic} in ${timeoutMs} ms: behind on ${behind.map((b) => b.partition).join(', ')}`);
-    await sleep(20);
-  }
+    return ends.filter((e) => e.high > 0 && (lag.find((l) => l.topic === topic && l.partition === e.partition)?.committed ?? 0) < e.high).map((e) => e.partition);
+  };
+  await untilHolds(`group ${groupId} to commit every partition of ${topic} to its end (the value: partitions behind)`, behind, (partitions) => partitions.length === 0, { timeoutMs, intervalMs: 20 });
 }

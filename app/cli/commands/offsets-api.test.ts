@@ -6,7 +6,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../../lib/config/load.js';
 import { apiRequest } from '../../../lib/apiserver/client.js';
 import { LOG_API_PATH, apiTargetOf, readLogApi } from '../../../lib/log/admin-api.js';
@@ -15,11 +14,7 @@ import { parseCommandArgs } from '../command.js';
 import { offsetsCommand, runOffsets } from './offsets.js';
 import { serve } from '../../serve.js';
 import { serviceConfigSchema } from '../../service-config.js';
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 600 && !check(); i++) await sleep(50);
-  assert.ok(check(), `timed out waiting for ${what}`);
-}
+import { until } from '../../../lib/testing/until.js';
 
 test('offsets list and reset reach the log through the API of the process holding it', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'flowagg-offsets-api-'));
@@ -42,7 +37,7 @@ test('offsets list and reset reach the log through the API of the process holdin
     stop.abort();
     await running;
   });
-  await until(() => readLogApi(dir) !== undefined, 'the running process to publish its log API');
+  await until('the running process to publish its log API', () => readLogApi(dir) !== undefined);
 
   const run = async (...argv: string[]) => {
     let out = '';

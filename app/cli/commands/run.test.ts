@@ -49,16 +49,17 @@ test('flowagg run with a configuration file keeps Antrea\'s defaults: the flow l
 
 test('flowagg run with Kubernetes metadata on exits 0 within 10 s of SIGTERM: stopping leaves no handle open', async (t) => {
   // The watches open only after SIGTERM: a watch that answers after its informer stopped must be closed too.
-  let stopping = false;
+  let stop!: () => void;
+  const stopping = new Promise<void>((resolve) => (stop = resolve));
   const fake = await FakeKubeApiServer.start();
   // Held watches are let go first, or the server's stop would wait on them when the test failed early.
   t.after(() => {
-    stopping = true;
+    stop();
     return fake.stop();
   });
   fake.intercept(async (req) => {
     if (req.query.watch !== 'true') return undefined;
-    while (!stopping) await sleep(50);
+    await stopping;
     await sleep(500);
     return undefined;
   });
@@ -83,7 +84,7 @@ test('flowagg run with Kubernetes metadata on exits 0 within 10 s of SIGTERM: st
   t.after(() => child.kill('SIGKILL'));
   // HTTPS (a configuration file: Antrea's defaults); /readyz needs no token, the certificate is self-signed.
   await until('flowagg run to be ready', async () => (await apiRequest({ url: `https://127.0.0.1:${apiPort}`, insecure: true }, '/readyz').catch(() => undefined))?.status === 200);
-  stopping = true;
+  stop();
   child.kill('SIGTERM');
   const code = await Promise.race([exited, sleep(10_000).then(() => 'still running')]);
   assert.equal(code, 0, `exit status 10 s after SIGTERM (stderr: ${stderr.slice(-2000)})`);

@@ -6,10 +6,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../../lib/config/load.js';
 import { openLog } from '../../../lib/log/index.js';
 import { crashingConsumers, type CrashingLog } from '../../../lib/log/testing/crashing-consumers.js';
+import { until } from '../../../lib/testing/until.js';
 import { serve } from '../../serve.js';
 import { serviceConfigSchema } from '../../service-config.js';
 
@@ -21,15 +21,6 @@ interface Readyz {
 async function readyz(port: number): Promise<Readyz> {
   const res = await fetch(`http://127.0.0.1:${port}/readyz`);
   return { status: res.status, checks: ((await res.json()) as Readyz).checks };
-}
-
-/** Polls /readyz until it answers `status` (the restart after the backoff). */
-async function readyzUntil(port: number, status: number): Promise<Readyz> {
-  for (const end = Date.now() + 30_000; Date.now() < end; await sleep(20)) {
-    const r = await readyz(port);
-    if (r.status === status) return r;
-  }
-  assert.fail(`/readyz did not answer ${status} within 30 s`);
 }
 
 const SERVICES = [
@@ -72,7 +63,7 @@ for (const { check, group } of SERVICES) {
     assert.equal(restarting.status, 503);
     assert.match(restarting.checks[check]!.detail!, /failed \(the consumer of group .+ crashed \(injected\)\); restart 1 of 1/);
     assert.deepEqual(Object.entries(restarting.checks).filter(([, c]) => !c.ready).map(([name]) => name), [check], 'only the failed service is not ready');
-    await readyzUntil(port, 200);
+    await until('/readyz to answer 200 after the restart', async () => (await readyz(port)).status === 200);
 
     assert.ok((await log!.crash(group)) >= 1, 'the restarted service has consumers of its own');
     assert.equal(await running, 1);

@@ -1,10 +1,9 @@
 // The `flowagg run` a drift scenario sends to: started in a fresh directory with the scenario configuration,
 // settled (everything sent is in flows.raw, the processor has read it all and the flow log exporter has read
 // everything the processor wrote), its count of uncorrelated halves, and a replay from the start.
-import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { untilHolds } from '../../../lib/testing/until.js';
 import { readLogApi, remoteAdmin } from '../../../lib/log/admin-api.js';
 import { metricLines, recordMetrics, type Run, startRun } from '../../harness/flowagg-run.js';
 import { runTool } from '../../harness/tools.js';
@@ -28,13 +27,10 @@ export async function startDriftRun(dir: string): Promise<Run> {
  */
 export async function settled(run: Run, dir: string, recordsSent: number): Promise<void> {
   const admin = remoteAdmin(readLogApi(join(dir, 'data', 'log'))!);
-  const caughtUp = async (group: string) => (await admin.fetchGroupLag(group)).every((p) => p.lag <= 1);
-  const done = async () => (await recordMetrics(run)).numRecordsWritten >= recordsSent && (await caughtUp(PROCESSOR_GROUP)) && (await caughtUp(FLOW_LOG_GROUP));
-  for (const end = Date.now() + SETTLE_TIMEOUT_MS; !(await done()); await sleep(200)) {
-    if (Date.now() > end) {
-      assert.fail(`flowagg run did not settle within ${SETTLE_TIMEOUT_MS} ms: ${JSON.stringify(await recordMetrics(run))} of ${recordsSent} written; lags ${JSON.stringify(await admin.fetchGroupLag(PROCESSOR_GROUP))} ${JSON.stringify(await admin.fetchGroupLag(FLOW_LOG_GROUP))}`);
-    }
-  }
+  const lags = async (group: string) => (await admin.fetchGroupLag(group)).map((p) => p.lag);
+  const progress = async () => ({ written: (await recordMetrics(run)).numRecordsWritten, processorLags: await lags(PROCESSOR_GROUP), flowLogLags: await lags(FLOW_LOG_GROUP) });
+  const caughtUp = (partitionLags: number[]) => partitionLags.every((lag) => lag <= 1);
+  await untilHolds(`flowagg run to write ${recordsSent} records and settle`, progress, (p) => p.written >= recordsSent && caughtUp(p.processorLags) && caughtUp(p.flowLogLags), { timeoutMs: SETTLE_TIMEOUT_MS, intervalMs: 200 });
 }
 
 /** Halves the processor gave up waiting for their peer (flowagg_processor_uncorrelated_flows_total, every action). */

@@ -12,6 +12,7 @@ import { tcpDial } from '../../../simulate/tcp.js';
 import { type DueRecord } from './agent-streams.js';
 import { DriftAgent } from './drift-agent.js';
 import { SentLedger } from './sent-ledger.js';
+import { untilHolds } from '../../../lib/testing/until.js';
 
 /** One Agent's part, in agent time (s, absolute). */
 export interface AgentScript {
@@ -79,11 +80,8 @@ async function follow(agent: DriftAgent, script: AgentScript | undefined, now: n
 }
 
 async function allUp(agents: readonly DriftAgent[]): Promise<void> {
-  const end = Date.now() + CONNECT_TIMEOUT_MS;
-  while (agents.some((a) => a.connected && !a.up)) {
-    if (Date.now() > end) throw new Error(`Agents not connected within ${CONNECT_TIMEOUT_MS} ms: ${agents.filter((a) => a.connected && !a.up).map((a) => a.node.name).join(', ')}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  const down = () => agents.filter((a) => a.connected && !a.up).map((a) => a.node.name);
+  await untilHolds('the Agents to connect (the value: those not up)', down, (names) => names.length === 0, { timeoutMs: CONNECT_TIMEOUT_MS });
 }
 
 export async function sendStreams(w: Workload, streams: readonly DueRecord[][], o: SendOptions): Promise<SendResult> {

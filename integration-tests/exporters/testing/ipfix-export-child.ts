@@ -21,12 +21,10 @@ counter.inc = ((labels: unknown, n?: number) => {
 }) as typeof counter.inc;
 
 const log = await openEmbeddedLog({ dir, fsync: { policy: 'always' } });
-const runner = createExportRunner({
-  log,
-  topics: topicsSchema.parse({ flowsProcessedPartitions: 2 }),
-  exporter: ipfixExporter({ address: `127.0.0.1:${port}:tcp`, batchRecords: 500, batchDelay: 50 }),
-  backoff: { initialMs: 100, maxMs: 1000 },
-});
+const runner = createExportRunner(
+  { topics: topicsSchema.parse({ flowsProcessedPartitions: 2 }), backoff: { initialMs: 100, maxMs: 1000 } },
+  { log, exporter: ipfixExporter({ address: `127.0.0.1:${port}:tcp`, batchRecords: 500, batchDelay: 50 }) },
+);
 await runner.start();
 process.stdout.write('started\n');
 process.once('SIGTERM', () => {

@@ -4,18 +4,10 @@ import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { registry } from '../../telemetry/metrics.js';
 import { FakeKubeApiServer, kubeConfigFor } from '../testing/fake-api-server.js';
 import { InformerMetadataSource, type InformerSourceOptions } from './source.js';
+import { until } from '../../testing/until.js';
 
 const MIN = 60_000;
 const UUID = '1e6c0a95-2d3b-4f8c-9a7e-5b4c3d2e1f00';
-
-/** Waits for what a test expects; the bound only decides how long a failing test takes to say so. */
-async function until(what: string, predicate: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function podBody(name: string, ips: string[], opts: { namespace?: string; phase?: string; hostNetwork?: boolean; labels?: Record<string, string> } = {}): V1Pod {
   return {

@@ -2,15 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiException, CoreV1Api, makeInformer, type V1ConfigMap, type V1Node } from '@kubernetes/client-node';
 import { FakeKubeApiServer, kubeConfigFor } from './fake-api-server.js';
-
-/** Waits for the event a test expects; the bound only decides how long a failing test takes to say so. */
-async function until(what: string, predicate: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { until } from '../../testing/until.js';
 
 function configMap(name: string, data: Record<string, string>, namespace = 'flows'): V1ConfigMap {
   return { metadata: { name, namespace }, data };

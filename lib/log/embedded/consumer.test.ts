@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isFlowaggError } from '../../errors.js';
 import { LOG_CONSUMER_STATE } from '../errors.js';
+import { until } from '../../testing/until.js';
 import { type EmbeddedLog, openEmbeddedLog } from './index.js';
 
 async function withLog(fn: (log: EmbeddedLog) => Promise<void>): Promise<void> {
@@ -19,10 +20,6 @@ async function withLog(fn: (log: EmbeddedLog) => Promise<void>): Promise<void> {
     await log.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-}
-
-async function until(cond: () => boolean): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !cond(); await sleep(10)) if (Date.now() > deadline) assert.fail('timed out');
 }
 
 test('a batch whose handler throws is delivered again', async () => {
@@ -38,7 +35,7 @@ test('a batch whose handler throws is delivered again', async () => {
         if (deliveries.length === 1) throw new Error('the destination is down');
       },
     });
-    await until(() => deliveries.length >= 2);
+    await until('the batch delivered again', () => deliveries.length >= 2);
     await consumer.stop();
     assert.deepEqual(deliveries.slice(0, 2), [[0, 1, 2], [0, 1, 2]]);
   });
@@ -50,6 +47,9 @@ test('a partition moves to a new member only after the old one finished its batc
     await log.producer().send('t', Array.from({ length: 200 }, (_, i) => ({ key: null, value: Buffer.from(`v${i}`), partition: i % 2 })));
     const busy = new Map<number, string>();
     const overlaps: string[] = [];
+    /** Per member, the partitions of the batches it finished. */
+    const done = new Map<string, Set<number>>();
+    const finished = (name: string, partition?: number) => (partition === undefined ? (done.get(name)?.size ?? 0) > 0 : done.get(name)?.has(partition) === true);
     const start = async (name: string) => {
       const c = log.consumer({ groupId: 'g', maxBatchRecords: 5 });
       await c.subscribe(['t']);
@@ -60,6 +60,7 @@ test('a partition moves to a new member only after the old one finished its batc
           await sleep(5);
           busy.delete(batch.partition);
           await c.commit([{ topic: 't', partition: batch.partition, offset: batch.records[batch.records.length - 1]!.offset + 1 }]);
+          done.set(name, (done.get(name) ?? new Set()).add(batch.partition));
         },
         onRevoke: (tps) => {
           for (const tp of tps) if (busy.has(tp.partition)) overlaps.push(`${name} revoked ${tp.partition} mid-batch`);
@@ -68,12 +69,13 @@ test('a partition moves to a new member only after the old one finished its batc
       return c;
     };
     const a = await start('a');
-    await sleep(20);
+    await until('a to finish a batch', () => finished('a'));
     const b = await start('b');
-    await sleep(20);
+    await until('b to finish a batch', () => finished('b'));
+    const taken = [0, 1].find((p) => !b.assignment().some((tp) => tp.partition === p))!;
     await a.stop();
-    await until(() => b.assignment().length === 2);
-    await sleep(50);
+    await until('b to take both partitions', () => b.assignment().length === 2);
+    await until(`b to finish a batch of partition ${taken}, a's until then`, () => finished('b', taken));
     await b.stop();
     assert.deepEqual(overlaps, []);
     assert.deepEqual((await log.admin().listGroups()).find((g) => g.groupId === 'g')?.state, 'empty');

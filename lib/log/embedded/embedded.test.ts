@@ -1,9 +1,9 @@
-// The shared contract suite (lib/log/contract.ts) against the embedded backend.
+// The shared contract suite (lib/log/testing/contract.ts) against the embedded backend.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { runLogContract } from '../contract.js';
+import { runLogContract } from '../testing/contract.js';
 import { openEmbeddedLog } from './index.js';
 
 const dirs: string[] = [];

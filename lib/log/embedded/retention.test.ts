@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { type EmbeddedLog, openEmbeddedLog } from './index.js';
 import { segmentBaseOffsets } from './segment.js';
 import { readAll } from './testing/read-all.js';
+import { until } from '../../testing/until.js';
 
 const VALUE = Buffer.alloc(900, 1);
 
@@ -74,8 +75,7 @@ test('a consumer whose position fell below the log start continues from the star
     const seen: number[] = [];
     await consumer.subscribe(['behind']);
     await consumer.run({ eachBatch: async (b) => void seen.push(...b.records.map((r) => r.offset)) });
-    const deadline = Date.now() + 10_000;
-    while (seen.length < 40 - offsets!.low && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await until('the records from the log start on', () => seen.length >= 40 - offsets!.low);
     await consumer.stop();
     assert.equal(seen[0], offsets!.low);
     assert.equal(seen.length, 40 - offsets!.low);

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 
 import { LOCAL_SASL, kafkaBrokersForTests } from '../../../integration-tests/harness/kafka.js';
 import { isFlowaggError } from '../../errors.js';
-import { runLogContract } from '../contract.js';
+import { runLogContract } from '../testing/contract.js';
 import { LOG_KEY_REQUIRED, LOG_PRODUCER_FENCED } from '../errors.js';
 import { partitionForKey } from '../partitioner.js';
 import { type LogRecord, type MessageLog } from '../types.js';

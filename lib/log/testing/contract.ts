@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isFlowaggError } from '../errors.js';
-import { LOG_CLOSED, LOG_GROUP_ACTIVE, LOG_PARTITION_OUT_OF_RANGE, LOG_TXN_STATE, LOG_UNKNOWN_TOPIC } from './errors.js';
-import { partitionForKey } from './partitioner.js';
-import { type Consumer, type ConsumerConfig, type LogRecord, type MessageLog, type ProduceRecord, type Reader, type TopicPartition } from './types.js';
+import { isFlowaggError } from '../../errors.js';
+import { until } from '../../testing/until.js';
+import { LOG_CLOSED, LOG_GROUP_ACTIVE, LOG_PARTITION_OUT_OF_RANGE, LOG_TXN_STATE, LOG_UNKNOWN_TOPIC } from '../errors.js';
+import { partitionForKey } from '../partitioner.js';
+import { type Consumer, type ConsumerConfig, type LogRecord, type MessageLog, type ProduceRecord, type Reader, type TopicPartition } from '../types.js';
 
 export interface LogContractOptions {
   /** Upper bound of every wait for delivery or rebalance. Default 60 s. */
@@ -21,14 +22,6 @@ export interface LogContractOptions {
 const unique = (name: string): string => `contract-${name}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
 const value = (s: string): Buffer => Buffer.from(s);
 const text = (b: Buffer | null): string | null => (b === null ? null : b.toString());
-
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 interface Running {
   readonly consumer: Consumer;
@@ -105,7 +98,7 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
       assert.deepEqual([high.low, high.high], [0, 150]);
       const c = await startConsumer(log, [topic], { groupId: unique('order') });
       try {
-        await waitFor('150 records', () => c.records.length >= 150, timeoutMs);
+        await until('150 records', () => c.records.length >= 150, { timeoutMs });
         assert.deepEqual(c.records.map((r) => text(r.value)), sent);
         assert.deepEqual(c.records.map((r) => r.offset), offsets);
       } finally {
@@ -122,7 +115,7 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
       assert.ok(new Set(meta.map((m) => m.partition)).size > 1);
       const c = await startConsumer(log, [topic], { groupId: unique('keys') });
       try {
-        await waitFor('100 records', () => c.records.length >= 100, timeoutMs);
+        await until('100 records', () => c.records.length >= 100, { timeoutMs });
         for (const r of c.records) assert.equal(r.partition, partitionForKey(r.key!, partitions));
         assert.deepEqual(new Set(c.records.map((r) => text(r.key))), new Set(keys));
       } finally {
@@ -141,7 +134,7 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
       await log.producer().send(topic, sent);
       const c = await startConsumer(log, [topic], { groupId: unique('roundtrip') });
       try {
-        await waitFor('3 records', () => c.records.length >= 3, timeoutMs);
+        await until('3 records', () => c.records.length >= 3, { timeoutMs });
         const [a, b, d] = c.records;
         assert.deepEqual([text(a!.key), text(a!.value), a!.timestamp, text(a!.headers.source!), a!.headers.empty!.length], ['k1', 'v1', ts, 'exporter-1', 0]);
         assert.deepEqual([text(b!.key), b!.value, b!.timestamp], ['k2', null, ts + 1]);
@@ -162,9 +155,9 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
       assert.equal(await at(t0 + 1_000_000), 10, 'past the last record: the log end offset');
       const c = await startConsumer(log, [topic], { groupId: unique('time'), startFrom: 'latest' });
       try {
-        await waitFor('the partition to be assigned', () => c.consumer.assignment().length === 1, timeoutMs);
+        await until('the partition to be assigned', () => c.consumer.assignment().length === 1, { timeoutMs });
         c.consumer.seek({ topic, partition: 0, offset: await at(t0 + 5500) });
-        await waitFor('4 records after the seek', () => c.records.length >= 4, timeoutMs);
+        await until('4 records after the seek', () => c.records.length >= 4, { timeoutMs });
         assert.deepEqual(c.records.map((r) => r.offset), [6, 7, 8, 9]);
       } finally {
         await c.consumer.stop();
@@ -180,23 +173,23 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
       const a = await startConsumer(log, [topic], { groupId });
       const b: Running[] = [];
       try {
-        await waitFor('consumer A to own all 4 partitions and read 40 records', () => a.consumer.assignment().length === 4 && a.records.length >= 40, timeoutMs);
+        await until('consumer A to own all 4 partitions and read 40 records', () => a.consumer.assignment().length === 4 && a.records.length >= 40, { timeoutMs });
         b.push(await startConsumer(log, [topic], { groupId }));
         const [bc] = b;
-        await waitFor('the partitions to be split 2 + 2', () => a.consumer.assignment().length === 2 && bc!.consumer.assignment().length === 2, timeoutMs);
+        await until('the partitions to be split 2 + 2', () => a.consumer.assignment().length === 2 && bc!.consumer.assignment().length === 2, { timeoutMs });
         const union = tpSet([...a.consumer.assignment(), ...bc!.consumer.assignment()]);
         assert.deepEqual(union, tpSet([0, 1, 2, 3].map((partition) => ({ topic, partition }))), 'every partition has exactly one owner');
         assert.ok(a.revoked.flat().length >= 2, 'A was told which partitions it lost');
         const before = a.records.length;
         await produce('second');
-        await waitFor('40 more records', () => a.records.length - before + bc!.records.filter((r) => text(r.value)!.startsWith('second')).length >= 40, timeoutMs);
+        await until('40 more records', () => a.records.length - before + bc!.records.filter((r) => text(r.value)!.startsWith('second')).length >= 40, { timeoutMs });
         const ownedByA = new Set(a.consumer.assignment().map((tp) => tp.partition));
         for (const r of a.records.slice(before)) assert.ok(ownedByA.has(r.partition), `A only reads its partitions (got ${r.partition})`);
         for (const r of bc!.records) assert.ok(!ownedByA.has(r.partition), `B only reads its partitions (got ${r.partition})`);
         const assignsBefore = a.assigned.length;
         await bc!.consumer.stop();
         b.length = 0;
-        await waitFor('A to own all 4 partitions again', () => a.consumer.assignment().length === 4, timeoutMs);
+        await until('A to own all 4 partitions again', () => a.consumer.assignment().length === 4, { timeoutMs });
         // Eager (Kafka) or incremental (embedded) rebalancing: either way onAssign told A about B's partitions.
         const regained = new Set(tpSet(a.assigned.slice(assignsBefore).flat()));
         for (const tp of tpSet(bc!.assigned.flat())) assert.ok(regained.has(tp), `A is assigned ${tp}, which B had`);
@@ -210,14 +203,14 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
       const groupId = unique('resume');
       await log.producer().send(topic, Array.from({ length: 10 }, (_, i) => ({ key: null, value: value(`m${i}`), partition: 0 })));
       const first = await startConsumer(log, [topic], { groupId }, false);
-      await waitFor('10 records', () => first.records.length >= 10, timeoutMs);
+      await until('10 records', () => first.records.length >= 10, { timeoutMs });
       await first.consumer.commit([{ topic, partition: 0, offset: 6 }]);
       await first.consumer.stop();
       const lag = await log.admin().fetchGroupLag(groupId);
       assert.deepEqual(lag.map((l) => [l.topic, l.partition, l.committed, l.high, l.lag]), [[topic, 0, 6, 10, 4]]);
       const second = await startConsumer(log, [topic], { groupId });
       try {
-        await waitFor('4 records', () => second.records.length >= 4, timeoutMs);
+        await until('4 records', () => second.records.length >= 4, { timeoutMs });
         assert.deepEqual(second.records.map((r) => r.offset), [6, 7, 8, 9]);
       } finally {
         await second.consumer.stop();
@@ -228,14 +221,14 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
       const topic = await createTopic('pause', 2);
       const c = await startConsumer(log, [topic], { groupId: unique('pause') });
       try {
-        await waitFor('both partitions assigned', () => c.consumer.assignment().length === 2, timeoutMs);
+        await until('both partitions assigned', () => c.consumer.assignment().length === 2, { timeoutMs });
         c.consumer.pause([{ topic, partition: 0 }]);
         await log.producer().send(topic, Array.from({ length: 10 }, (_, i) => ({ key: null, value: value(`p${i}`), partition: i % 2 })));
-        await waitFor('partition 1\'s records', () => ofPartition(c.records, 1).length >= 5, timeoutMs);
+        await until('partition 1\'s records', () => ofPartition(c.records, 1).length >= 5, { timeoutMs });
         await sleep(quietMs);
         assert.equal(ofPartition(c.records, 0).length, 0, 'nothing from the paused partition');
         c.consumer.resume([{ topic, partition: 0 }]);
-        await waitFor('partition 0\'s records after resume', () => ofPartition(c.records, 0).length >= 5, timeoutMs);
+        await until('partition 0\'s records after resume', () => ofPartition(c.records, 0).length >= 5, { timeoutMs });
       } finally {
         await c.consumer.stop();
       }
@@ -264,7 +257,7 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
 
       const c = await startConsumer(log, [output], { groupId: unique('txn-reader'), isolation: 'read_committed' });
       try {
-        await waitFor('both end markers', () => c.records.filter((r) => text(r.value) === 'end').length === 2, timeoutMs);
+        await until('both end markers', () => c.records.filter((r) => text(r.value) === 'end').length === 2, { timeoutMs });
         const values = [...c.records].sort(byPartitionAndOffset).map((r) => `${r.partition}:${text(r.value)}`);
         assert.deepEqual(values, ['0:committed-0', '0:committed-2', '0:end', '1:committed-1', '1:committed-3', '1:end']);
       } finally {
@@ -282,11 +275,11 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
         const txn = await producer.begin();
         await txn.send(topic, [{ key: null, value: value('pending'), partition: 0 }]);
         await log.producer().send(topic, [{ key: null, value: value('plain'), partition: 1 }]);
-        await waitFor('the plain record', () => c.records.some((r) => text(r.value) === 'plain'), timeoutMs);
+        await until('the plain record', () => c.records.some((r) => text(r.value) === 'plain'), { timeoutMs });
         await sleep(quietMs);
         assert.ok(!c.records.some((r) => text(r.value) === 'pending'), 'the open transaction is not visible');
         await txn.commit();
-        await waitFor('the committed record', () => c.records.some((r) => text(r.value) === 'pending'), timeoutMs);
+        await until('the committed record', () => c.records.some((r) => text(r.value) === 'pending'), { timeoutMs });
       } finally {
         await c.consumer.stop();
         await producer.close();
@@ -316,11 +309,11 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
       const t0 = Date.now() - 600_000;
       await log.producer().send(topic, Array.from({ length: 20 }, (_, i) => ({ key: null, value: value(`x${i}`), timestamp: t0 + Math.floor(i / 2) * 1000, partition: i % 2 })));
       const c = await startConsumer(log, [topic], { groupId });
-      await waitFor('20 records', () => c.records.length >= 20, timeoutMs);
+      await until('20 records', () => c.records.length >= 20, { timeoutMs });
       await assert.rejects(log.admin().resetGroupOffsets(groupId, topic, { to: 'earliest' }), (err: unknown) => isFlowaggError(err, LOG_GROUP_ACTIVE));
       await c.consumer.stop();
       const isEmpty = async () => (await log.admin().listGroups()).find((g) => g.groupId === groupId)?.state === 'empty';
-      await waitFor('the group to be empty', isEmpty, timeoutMs);
+      await until('the group to be empty', isEmpty, { timeoutMs });
       const reset = async (spec: Parameters<ReturnType<MessageLog['admin']>['resetGroupOffsets']>[2]) =>
         (await log.admin().resetGroupOffsets(groupId, topic, spec)).sort((a, b) => a.partition - b.partition).map((o) => o.offset);
       assert.deepEqual(await reset({ to: 'earliest' }), [0, 0]);
@@ -334,7 +327,7 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
       assert.deepEqual(lag.map((l) => [l.partition, l.committed, l.lag]), [[0, 5, 5], [1, 5, 5]]);
       const again = await startConsumer(log, [topic], { groupId });
       try {
-        await waitFor('10 records replayed', () => again.records.length >= 10, timeoutMs);
+        await until('10 records replayed', () => again.records.length >= 10, { timeoutMs });
         assert.deepEqual([...again.records].sort(byPartitionAndOffset).map((r) => r.offset), [5, 6, 7, 8, 9, 5, 6, 7, 8, 9]);
       } finally {
         await again.consumer.stop();
