@@ -11,8 +11,8 @@ import { parseTarget, simulationOptions } from './simulate.js';
 test('a command line that cannot work exits 2 before anything connects, saying what to change', async () => {
   const cases: [string[], RegExp][] = [
     [['--transport', 'sctp'], /--transport sctp: one of udp, tcp, tls, grpc/],
-    [['--nodes', '0'], /--nodes 0: an integer from 1 to 4,096 is needed/],
-    [['--nodes', 'six'], /--nodes six: an integer from 1 to 4,096 is needed/],
+    [['--nodes', '0'], /--nodes 0: an integer from 1 to 65,536 is needed/],
+    [['--nodes', 'six'], /--nodes six: an integer from 1 to 65,536 is needed/],
     [['--flows', '1.5'], /--flows 1\.5: an integer from 1 to 10,000,000/],
     [['--ipv6-share', '2'], /--ipv6-share 2: a number from 0 to 1 is needed/],
     [['--duration', 'soon'], /--duration soon: a duration of at least 0\.001s is needed \(examples: 10s, 5m, 1h30m\)/],

@@ -2,6 +2,7 @@
 // line on stderr and, at the end, what was sent on stdout: the demo against `flowagg run`, the load
 // generator of the benchmarks, the driver of the end-to-end tests.
 import { parseDuration } from '../../../lib/config/types.js';
+import { MAX_NODES } from '../../../simulate/antrea/workload.js';
 import { shapeOf } from '../../../simulate/plan.js';
 import { type Progress, progressLine, shortfalls, summaryText } from '../../../simulate/report.js';
 import { SIMULATE_TRANSPORTS, type SimulateTransport, simulate, type SimulationOptions } from '../../../simulate/simulation.js';
@@ -37,7 +38,7 @@ Where to:
                          ${DEFAULT_SERVER_NAME}, the name Agents use)
 
 What:
-  --nodes N              Nodes, 1 to 4096 (default 6)
+  --nodes N              Nodes, 1 to 65,536 (default 6)
   --flows M              concurrent flows (default: what --rate needs, else 1000)
   --rate R               records a second, at most (default: what the flows give, M × reporting Nodes
                          per flow / export interval). Records more than an interval behind are skipped,
@@ -114,7 +115,7 @@ export function simulationOptions(args: ParsedArgs): SimulationOptions {
   const intervalMs = duration(args, 'export-interval', 1000) ?? 5000;
   if (intervalMs % 1000 !== 0) throw new UsageError(`--export-interval ${stringOption(args, 'export-interval')}: whole seconds are needed (flow records carry seconds)`);
   const shaped = shapeOf({
-    nodes: number(args, 'nodes', 1, 4096, true) ?? 6, flows: number(args, 'flows', 1, 10_000_000, true), rate: number(args, 'rate', 0.001, 10_000_000, false),
+    nodes: number(args, 'nodes', 1, MAX_NODES, true) ?? 6, flows: number(args, 'flows', 1, 10_000_000, true), rate: number(args, 'rate', 0.001, 10_000_000, false),
     recordsPerFlow: number(args, 'records-per-flow', 1, 1000, true) ?? 5, exportIntervalS: intervalMs / 1000,
     ipv6Share: number(args, 'ipv6-share', 0, 1, false) ?? 0.1, seed: number(args, 'seed', 0, 2 ** 31 - 1, true) ?? 1,
   });
