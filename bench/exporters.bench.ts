@@ -18,7 +18,7 @@ import { flowRecordReader, flowRecordWriter } from '../schemas/flow-record.js';
 import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
 import { ipfixExporter } from '../exporters/ipfix/testing/exporter.js';
 import { createExportRunner } from '../exporters/runner.js';
-import { numberedRecord, writeRecords } from '../exporters/testing/records.js';
+import { numberedRecord, testValues, writeRecords } from '../exporters/testing/records.js';
 import { type ExportBatch } from '../exporters/types.js';
 import { type BenchResult, type Benchmark, measure } from './types.js';
 
@@ -76,7 +76,7 @@ const bench: Benchmark = async (log) => {
       const c0 = process.cpuUsage();
       let records = 0;
       const rate = await measure(async () => {
-        const batch: ExportBatch = { id: `b${offset}`, topic: 'flows.processed', partition: 0, firstOffset: offset, lastOffset: offset + BATCH - 1, records: values.map((v, i) => ({ offset: offset + i, record: compiled.decode(v) })) };
+        const batch: ExportBatch = { id: `b${offset}`, topic: 'flows.processed', partition: 0, firstOffset: offset, lastOffset: offset + BATCH - 1, records: values.map((value, i) => ({ offset: offset + i, value })), values: testValues };
         offset += BATCH;
         records += BATCH;
         await exporter.deliver(batch, signal);

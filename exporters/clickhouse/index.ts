@@ -111,7 +111,7 @@ export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHo
       } else {
         const writer = new RowBinaryWriter(CLICKHOUSE_COLUMNS, Math.max(4096, batch.records.length * 512));
         const batchId = deduplication === 'batch-column' ? batch.id : undefined;
-        for (const { record } of batch.records) writer.write(toFlowRow(record, clusterUuid), batchId);
+        for (const { value } of batch.records) writer.write(toFlowRow(batch.values.decode(value), clusterUuid), batchId);
         const rows = writer.take();
         try {
           await server().insert(rows, batch.id, signal);
