@@ -19,9 +19,20 @@ export function putUint32(b: Buffer, p: number, n: number): number {
   return p + digits;
 }
 
-/** Any finite number as String() (and JSON) spells it: uint32s digit by digit, the rest through String(). */
+/** Any finite number as String() (and JSON) spells it: integers up to 2^53 (times in ms, counters) digit by digit, the rest through String(). */
 export function putNumber(b: Buffer, p: number, n: number): number {
-  return n >>> 0 === n ? putUint32(b, p, n) : putAscii(b, p, String(n));
+  if (n >>> 0 === n) return putUint32(b, p, n);
+  if (!(n > 0 && n <= Number.MAX_SAFE_INTEGER && Math.floor(n) === n)) return putAscii(b, p, String(n));
+  // Above 2^32: the digits above the last nine, then those nine with their leading zeros.
+  const high = Math.floor(n / 1e9);
+  let low = n - high * 1e9;
+  p = putUint32(b, p, high);
+  for (let q = p + 8; q >= p; q--) {
+    const d = (low / 10) >>> 0;
+    b[q] = 48 + low - d * 10;
+    low = d;
+  }
+  return p + 9;
 }
 
 /** Where a writer puts a line: a buffer with room for `bytes` more from `length`. */
