@@ -11,7 +11,7 @@ import { compileFunction } from '../../lib/ipfix/codegen.js';
 import { formatIpv6 } from '../../lib/ipfix/text.js';
 import { FIELD, type ScannedRecord, utf8 } from '../../schemas/flow-record-scanner.js';
 import { FLOW_LOG_FIELDS } from '../row/columns.js';
-import { type FlowRowField } from '../row/flow-row.js';
+import { type FlowRowField, ROW_ADDRESSES, ROW_SECONDS, rowAddressField } from '../row/flow-row.js';
 
 const PROTOCOLS: Readonly<Record<number, string>> = { 1: 'ICMP', 2: 'IGMP', 6: 'TCP', 17: 'UDP', 58: 'IPv6-ICMP', 132: 'SCTP' };
 const RULE_ACTIONS = ['', 'Allow', 'Drop', 'Reject'];
@@ -42,34 +42,20 @@ function putField(b: Buffer, p: number, s: Buffer, start: number, length: number
   return p;
 }
 
-function isZero(s: Buffer, start: number, length: number): boolean {
-  for (let k = start; k < start + length; k++) if (s[k] !== 0) return false;
-  return true;
-}
-
-/** The address as toFlowRow prints it: IPv4 first, then IPv6, else nothing; an unspecified one is nothing for the optional ones. */
+/** The address as toFlowRow prints it (IPv4 digit by digit), nothing for "". */
 function putAddress(b: Buffer, p: number, r: ScannedRecord, v4: number, v6: number, zeroIsUnset: boolean): number {
+  const field = rowAddressField(r, v4, v6, zeroIsUnset);
+  if (field < 0) return p;
   const s = r.buf;
-  let at = r.start[v4]!;
-  if (at >= 0 && !(zeroIsUnset && isZero(s, at, 4))) {
-    for (let k = 0; k < 4; k++) {
-      if (k > 0) b[p++] = 46;
-      p = putNumber(b, p, s[at + k]!);
-    }
-    return p;
+  const at = r.start[field]!;
+  if (field === v6) return putAscii(b, p, formatIpv6(s, at));
+  for (let k = 0; k < 4; k++) {
+    if (k > 0) b[p++] = 46;
+    p = putNumber(b, p, s[at + k]!);
   }
-  at = r.start[v6]!;
-  if (at >= 0 && !(zeroIsUnset && isZero(s, at, 16))) return putAscii(b, p, formatIpv6(s, at));
   return p;
 }
 
-const ADDRESSES: Partial<Record<FlowRowField, readonly [string, string, boolean]>> = {
-  sourceIP: ['sourceIPv4Address', 'sourceIPv6Address', false],
-  destinationIP: ['destinationIPv4Address', 'destinationIPv6Address', false],
-  destinationClusterIP: ['destinationClusterIPv4', 'destinationClusterIPv6', true],
-  destinationServiceIP: ['destinationServiceIPv4', 'destinationServiceIPv6', true],
-};
-const SECONDS: Partial<Record<FlowRowField, string>> = { flowStartSeconds: 'flowStartMilliseconds', flowEndSeconds: 'flowEndMilliseconds' };
 const PRETTY: Partial<Record<FlowRowField, string>> = {
   protocolIdentifier: 'prettyProtocol',
   ingressNetworkPolicyRuleAction: 'prettyRuleAction',
@@ -83,9 +69,9 @@ const STRINGS: ReadonlySet<FlowRowField> = new Set(['sourcePodName', 'sourcePodN
 type Write = (r: ScannedRecord, b: Buffer, p: number) => number;
 
 function fieldCode(name: FlowRowField, pretty: boolean): string {
-  const address = ADDRESSES[name];
+  const address = ROW_ADDRESSES[name];
   if (address !== undefined) return `p = putAddress(b, p, r, ${FIELD[address[0]]!}, ${FIELD[address[1]]!}, ${address[2]});`;
-  const ms = SECONDS[name];
+  const ms = ROW_SECONDS[name];
   if (ms !== undefined) return `x = r.num[${FIELD[ms]!}]; p = putNumber(b, p, x === x ? Math.floor(x / 1000) : 0);`;
   const i = FIELD[name];
   if (i === undefined) throw new Error(`the flow log's column ${name} has no FlowRecord field`);
