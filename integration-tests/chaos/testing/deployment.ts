@@ -134,7 +134,9 @@ export async function prepareDeployment(o: { mode: ChaosMode; dir: string; broke
   const pods = new Map<ServiceName, Pod>();
   const add = async (service: ServiceName, argv: string[], readyMessage: string, env: NodeJS.ProcessEnv = {}, http?: number) => {
     const httpPort = http ?? (await freePort());
-    pods.set(service, new Pod({ name: service, argv: [...argv, '--config', config], readyMessage, httpPort, env: { FLOWAGG_CFG_APISERVER_APIPORT: String(httpPort), ...env } }));
+    const tokenFile = join(dir, `${service}.token`);
+    const apiEnv = { FLOWAGG_CFG_APISERVER_APIPORT: String(httpPort), FLOWAGG_CFG_APISERVER_LOOPBACKTOKENFILE: tokenFile };
+    pods.set(service, new Pod({ name: service, argv: [...argv, '--config', config], readyMessage, httpPort, tokenFile, env: { ...apiEnv, ...env } }));
   };
   for (const [i, ports] of ingest.entries()) {
     await add(`ingest-${i + 1}` as ServiceName, ['ingest'], 'flowagg ingest running', { FLOWAGG_CFG_INGEST_PORT: String(ports.ipfix), FLOWAGG_CFG_INGEST_GRPC_PORT: String(ports.grpc) }, ports.http);

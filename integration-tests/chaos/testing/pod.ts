@@ -2,7 +2,9 @@
 // own (bin/flowagg.js), started again after a backoff when it exits on its own (a crash loop: 1 s doubling to
 // 10 s), and, for the chaos, killed (and started again after a delay), stalled (SIGSTOP, SIGCONT) or stopped.
 // Exits the test did not cause are kept with the end of their log, for the verdict to judge.
+import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { apiRequest } from '../../../lib/apiserver/client.js';
 import { type FlowaggChild, startFlowagg } from '../../harness/crash-loop.js';
 
 export interface PodSpec {
@@ -11,8 +13,10 @@ export interface PodSpec {
   /** What the service logs once it runs. */
   readonly readyMessage: string;
   readonly env: NodeJS.ProcessEnv;
-  /** Its apiServer port: /metrics, /readyz, /recordmetrics. */
+  /** Its apiServer port (HTTPS, as deployed): /metrics, /readyz, /recordmetrics. */
   readonly httpPort: number;
+  /** Where each run writes its loopback token (apiServer.loopbackTokenFile). */
+  readonly tokenFile: string;
 }
 
 export interface PodExit {
@@ -126,8 +130,11 @@ export class Pod {
     return this.#child === undefined ? [...this.#logs] : [...this.#logs, this.#child.stderr()];
   }
 
+  /** A GET on the current run's API with its loopback token, not verifying its self-signed certificate (as antctl in the Pod). */
   async get(path: string): Promise<string> {
-    const res = await fetch(`http://127.0.0.1:${this.spec.httpPort}${path}`, { signal: AbortSignal.timeout(5000) });
-    return res.text();
+    const token = (await readFile(this.spec.tokenFile, 'utf8')).trim();
+    const res = await apiRequest({ url: `https://127.0.0.1:${this.spec.httpPort}`, token, insecure: true }, path, { timeoutMs: 5000 });
+    if (res.status !== 200) throw new Error(`${this.name} ${path}: status ${res.status}`);
+    return res.text;
   }
 }

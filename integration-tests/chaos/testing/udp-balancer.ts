@@ -2,11 +2,12 @@
 // port) sticks to one replica, and moves to another only when its replica is gone. As kube-proxy does, the
 // exporter's source address is kept (each exporter gets a socket of its own bound to its address), and its
 // port stays the same whichever replica it goes to, so that templates a replica shared through
-// ipfix.templates decode its datagrams anywhere. A replica is gone when its HTTP port refuses connections
+// ipfix.templates decode its datagrams anywhere. A replica is gone when its API port refuses connections
 // twice in a row (its process is dead); a stalled process still accepts connections in the kernel and times
 // out instead, and keeps its exporters, as an endpoint stays in a Service through short stalls: moving them
 // would let the stalled replica's backlog reach flows.raw after their newer datagrams.
 import { createSocket, type Socket } from 'node:dgram';
+import { connect } from 'node:net';
 
 export interface UdpBackend {
   readonly udpPort: number;
@@ -69,13 +70,12 @@ export class UdpBalancer {
     if (this.#probing) return;
     this.#probing = true;
     await Promise.all(this.#backends.map(async (b, i) => {
-      try {
-        await fetch(`http://127.0.0.1:${b.httpPort}/healthz`, { signal: AbortSignal.timeout(PROBE_MS * 4) });
+      const outcome = await accepts(b.httpPort);
+      if (outcome === 'accepted') {
         this.#refusals[i] = 0;
         this.#alive[i] = true;
-      } catch (err) {
-        const refused = (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
-        if (refused && ++this.#refusals[i]! >= 2) this.#alive[i] = false;
+      } else if (outcome === 'refused' && ++this.#refusals[i]! >= 2) {
+        this.#alive[i] = false;
       }
     }));
     this.#probing = false;
@@ -86,4 +86,20 @@ export class UdpBalancer {
     this.#front.close();
     for (const { socket } of this.#exporters.values()) socket.close();
   }
+}
+
+/** Whether a TCP connection to the port is accepted (by the kernel: a stalled process's port accepts too). */
+function accepts(port: number): Promise<'accepted' | 'refused' | 'other'> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1', timeout: PROBE_MS * 4 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('accepted');
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve('other');
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' ? 'refused' : 'other'));
+  });
 }
