@@ -25,7 +25,7 @@ import { playSchedule } from './testing/chaos.js';
 import {
   clickHouseRow, countRows, dropClickHouseDatabase, flowLogRow, ipfixRow, readClickHouseRows, readFlowLogRows, readIpfixRows,
 } from './testing/destinations.js';
-import { prepareDeployment, issueCertificates, startServices, stopDeployment } from './testing/deployment.js';
+import { keepLogs, prepareDeployment, issueCertificates, startServices, stopDeployment } from './testing/deployment.js';
 import { drain } from './testing/drain.js';
 import { readTopic } from './testing/log-contents.js';
 import { type ChaosMode, type ChaosProfile, chaosProfile, describeProfile } from './testing/profile.js';
@@ -103,6 +103,9 @@ async function runMode(t: TestContext, o: { mode: ChaosMode; profile: ChaosProfi
     ];
     assert.ok(processed.length > 0 && raw.length > 0, 'records went through');
     assert.deepEqual(problems.slice(0, 40), [], `${o.mode}, seed ${o.seed} (FLOWAGG_CHAOS_SEED=${profile.seed} FLOWAGG_CHAOS_MODES=${o.mode} replays it): ${problems.length} problems; events:\n${events.map(describeEvent).join('\n')}\ncrashes:\n${crashes.join('\n')}`);
+  } catch (err) {
+    say(`${o.mode}: every service's log is kept in ${await keepLogs(d, join(tmpdir(), `flowagg-chaos-${o.seed}-${o.mode}-logs`))}`);
+    throw err;
   } finally {
     await log.close();
     if (stopped === undefined) await stopDeployment(d);

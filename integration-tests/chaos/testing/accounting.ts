@@ -6,8 +6,10 @@
 // - TCP and gRPC: a stream loses at most what was in flight when its replica died, so a Node is missing
 //   records only if a connection of it broke, at most a bound per broken connection (its records of the last seconds
 //   before a kill, and of the broker's longest outage, during which ingest holds what it received); inside
-//   a TCP session nothing is missing (its sequence numbers have no gap). A connection broke when the Agent
-//   made another after it, or was not connected at the end.
+//   the Node's last TCP session, open until the end, nothing is missing (its sequence numbers have no gap; a
+//   session that broke may have one: the replica that died had written a later message's records to one
+//   partition but not an earlier one's to another). A connection broke when the Agent made another after
+//   it, or was not connected at the end.
 // In flows.raw, no Node has more, in records or in any sum, than it sent.
 import { SequenceAudit } from '../../../ingest/sequence-audit.js';
 import { DELTA_COUNTERS, type DeltaCounter } from '../../../simulate/counters.js';
@@ -36,15 +38,23 @@ export interface Accounting {
   readonly problems: readonly string[];
 }
 
-/** Records lost per exporter address (and, for TCP, inside sessions), judged as ingest's audit judges them. */
-function auditedLoss(raw: readonly KeyedRecord[], transport: 'udp' | 'tcp'): Map<string, number> {
+/**
+ * Records lost, judged as ingest's audit judges them, per exporter address (`per: 'address'`, UDP), or per
+ * session, address and port (`per: 'session'`, TCP), with the session last heard from each address.
+ */
+function auditedLoss(raw: readonly KeyedRecord[], transport: 'udp' | 'tcp', per: 'address' | 'session'): { lost: Map<string, number>; last: Map<string, string> } {
   const audit = new SequenceAudit({ settleMs: 0 });
   const lost = new Map<string, number>();
+  const last = new Map<string, string>();
   const note = (findings: readonly { exporter: string; lost: number }[]) => findings.forEach((f) => lost.set(f.exporter, (lost.get(f.exporter) ?? 0) + f.lost));
   const records = raw.map((r) => r.record).filter((r) => r.transport === transport).sort((a, b) => a.receiveTime - b.receiveTime);
-  for (const r of records) note(audit.add(r.exporterAddress, `${r.exporterAddress}:${r.exporterPort}/${r.transport}`, r.observationDomainId, r.sequenceNumber, r.receiveTime));
+  for (const r of records) {
+    const session = `${r.exporterAddress}:${r.exporterPort}/${r.transport}`;
+    last.set(r.exporterAddress, session);
+    note(audit.add(per === 'address' ? r.exporterAddress : session, session, r.observationDomainId, r.sequenceNumber, r.receiveTime));
+  }
   note(audit.settle(Infinity));
-  return lost;
+  return { lost, last };
 }
 
 export function accountFor(reports: readonly SimulationReport[], raw: readonly KeyedRecord[], longestBrokerOutageSeconds: number): Accounting {
@@ -55,8 +65,8 @@ export function accountFor(reports: readonly SimulationReport[], raw: readonly K
     s.records++;
     for (const c of DELTA_COUNTERS) s[c] += Number(record[c] ?? 0);
   }
-  const udpLoss = auditedLoss(raw, 'udp');
-  const tcpLoss = auditedLoss(raw, 'tcp');
+  const udpLoss = auditedLoss(raw, 'udp', 'address').lost;
+  const tcp = auditedLoss(raw, 'tcp', 'session');
   const problems: string[] = [];
   const nodes: NodeAccount[] = [];
   for (const report of reports) {
@@ -76,8 +86,9 @@ export function accountFor(reports: readonly SimulationReport[], raw: readonly K
       } else {
         accountedFor = Math.ceil(breaks * perNodeRate * (IN_FLIGHT_SECONDS + longestBrokerOutageSeconds));
         if (missing > accountedFor) problems.push(`${n.name} (${report.transport}): ${missing} records missing from flows.raw after ${breaks} broken connections, at most ${accountedFor} accounted for`);
-        const inside = report.transport === 'tcp' ? (tcpLoss.get(n.sourceAddress ?? '') ?? 0) : 0;
-        if (inside > 0) problems.push(`${n.name} (tcp): ${inside} records missing inside its sessions (gaps in their sequence numbers)`);
+        const lastSession = report.transport === 'tcp' && n.connected ? tcp.last.get(n.sourceAddress ?? '') : undefined;
+        const inside = lastSession === undefined ? 0 : (tcp.lost.get(lastSession) ?? 0);
+        if (inside > 0) problems.push(`${n.name} (tcp): ${inside} records missing inside its session open to the end (${lastSession}: gaps in its sequence numbers)`);
       }
       if (missing < 0) problems.push(`${n.name}: flows.raw holds ${got} records, it sent ${n.records}`);
       nodes.push({ node: n.name, transport: report.transport, sent: n.records, inRaw: got, missing, accountedFor, breaks, lost: n.lost });

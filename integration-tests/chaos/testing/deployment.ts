@@ -5,14 +5,14 @@
 // ConfigMap; ports per process through FLOWAGG_CFG_ variables. Topics, groups and the ClickHouse database
 // carry the run's name, so that the two modes share a broker without sharing anything else.
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type ClickHouseForTests } from '../../harness/clickhouse.js';
 import { OutageProxy } from '../../harness/outage-proxy.js';
 import { freePort } from '../../harness/ports.js';
 import { IpfixCollector } from './collector.js';
-import { Pod } from './pod.js';
+import { Pod, REPORT_DIR } from './pod.js';
 import { type ChaosMode } from './profile.js';
 import { type ServiceName } from './schedule.js';
 import { UdpBalancer } from './udp-balancer.js';
@@ -163,5 +163,15 @@ export async function stopDeployment(d: Deployment): Promise<string[]> {
   d.balancer?.close();
   await d.collector.stop();
   await d.clickhouse.close();
-  return codes.filter(([, code]) => code !== 0).map(([name, code]) => (code === 'hung' ? `${name} had not exited 30 s after SIGTERM` : `${name} exited ${code ?? 'on a signal'}`));
+  return codes.filter(([, code]) => code !== 0).map(([name, code]) => (code === 'hung' ? `${name} had not exited 30 s after SIGTERM (its diagnostic report is in ${REPORT_DIR})` : `${name} exited ${code ?? 'on a signal'}`));
+}
+
+/** Writes what every run of every service logged to `dir` (one file a run), for a failed run to be read; returns `dir`. */
+export async function keepLogs(d: Deployment, dir: string): Promise<string> {
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  for (const p of d.pods.values()) {
+    for (const [i, text] of p.logs().entries()) await writeFile(join(dir, `${p.name}.${i + 1}.log`), text);
+  }
+  return dir;
 }

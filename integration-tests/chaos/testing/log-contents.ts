@@ -1,5 +1,6 @@
 // What the log holds at the end of a chaos run: every record of flows.raw (clock ticks left out) and every
 // committed record of flows.processed, with their keys, read from the start of every partition.
+import { committedRecords } from '../../../lib/log/testing/committed-records.js';
 import { type MessageLog } from '../../../lib/log/types.js';
 import { type FlowRecord, flowRecordReader } from '../../../schemas/flow-record.js';
 
@@ -13,25 +14,7 @@ export interface KeyedRecord {
 
 /** Every FlowRecord of `topic` in offset order per partition (read_committed). */
 export async function readTopic(log: MessageLog, topic: string): Promise<KeyedRecord[]> {
-  const partitions = (await log.admin().fetchTopicOffsets(topic)).map((p) => p.partition);
-  const reader = log.reader();
   const decoder = flowRecordReader();
-  const out: KeyedRecord[] = [];
-  try {
-    for (const partition of partitions) {
-      for (let next = 0; ;) {
-        const r = await reader.fetch({ topic, partition }, next);
-        for (const rec of r.records) {
-          // A clock tick: no key, no value, ingest's time in a header.
-          if (rec.value === null) continue;
-          out.push({ key: rec.key?.toString('hex') ?? '', partition, offset: rec.offset, record: decoder.decode(rec.value) });
-        }
-        next = r.next;
-        if (next >= r.highWatermark) break;
-      }
-    }
-  } finally {
-    await reader.close();
-  }
-  return out;
+  // A clock tick: no key, no value, ingest's time in a header.
+  return (await committedRecords(log, topic)).flatMap((rec) => (rec.value === null ? [] : [{ key: rec.key?.toString('hex') ?? '', partition: rec.partition, offset: rec.offset, record: decoder.decode(rec.value) }]));
 }

@@ -2,7 +2,10 @@
 // own (bin/flowagg.js), started again after a backoff when it exits on its own (a crash loop: 1 s doubling to
 // 10 s), and, for the chaos, killed (and started again after a delay), stalled (SIGSTOP, SIGCONT) or stopped.
 // Exits the test did not cause are kept with the end of their log, for the verdict to judge.
+import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { apiRequest } from '../../../lib/apiserver/client.js';
 import { type FlowaggChild, startFlowagg } from '../../harness/crash-loop.js';
@@ -32,6 +35,8 @@ export interface PodExit {
 export type PodState = 'starting' | 'running' | 'stalled' | 'down' | 'stopped';
 
 const LOG_TAIL = 3000;
+/** Where a run that does not exit after SIGTERM writes its diagnostic report (what holds its event loop). */
+export const REPORT_DIR = join(tmpdir(), 'flowagg-chaos-reports');
 const STOP_TIMEOUT_MS = 30_000;
 
 export class Pod {
@@ -56,7 +61,9 @@ export class Pod {
   /** Starts a run; resolves once it is up, rejects if it exits first (it is then started again, as a crash). */
   start(): Promise<void> {
     clearTimeout(this.#restart);
-    const child = (this.#child = startFlowagg(this.spec.argv, this.spec.readyMessage, this.spec.env));
+    mkdirSync(REPORT_DIR, { recursive: true });
+    const report = `--report-on-signal --report-signal=SIGUSR2 --report-directory=${REPORT_DIR}`;
+    const child = (this.#child = startFlowagg(this.spec.argv, this.spec.readyMessage, { NODE_OPTIONS: report, ...this.spec.env }));
     this.#expected = false;
     this.#ready = false;
     this.state = 'starting';
@@ -120,6 +127,9 @@ export class Pod {
     child.process.kill('SIGTERM');
     const exit = await Promise.race([child.exited, sleep(STOP_TIMEOUT_MS).then(() => 'hung' as const)]);
     if (exit !== 'hung') return exit.code;
+    // Node writes a diagnostic report (stack, open handles) to REPORT_DIR on SIGUSR2 (see start()).
+    child.process.kill('SIGUSR2');
+    await sleep(2000);
     child.process.kill('SIGKILL');
     await child.exited;
     return 'hung';
