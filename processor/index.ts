@@ -107,6 +107,10 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   const tasks = new Map<number, PartitionTask>();
   /** Partitions whose task is being opened (at assignment, after a failed commit, or on a batch finding none). */
   const opening = new Set<number>();
+  /** Opens in the background, which stop() ends and waits for. */
+  const reopening = new Set<Promise<void>>();
+  /** Aborted by stop() (and a failed start's release); new at each start. */
+  let stopping = new AbortController();
   /** Partitions whose final commit failed since stop() began (revoked ones included). */
   const unfinished = new Set<number>();
   /** Counters of tasks already gone, plus what live tasks reported last. */
@@ -189,16 +193,29 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
    * Opens a partition's task, retrying with a backoff while the log fails (the consumer redelivers the
    * partition's batches meanwhile, refused until the task exists).
    */
-  async function open(partition: number, firstDelayMs: number | 'backoff'): Promise<void> {
+  function open(partition: number, firstDelayMs: number | 'backoff'): Promise<void> {
+    const opened = reopen(partition, firstDelayMs);
+    reopening.add(opened);
+    void opened.finally(() => reopening.delete(opened));
+    return opened;
+  }
+
+  async function reopen(partition: number, firstDelayMs: number | 'backoff'): Promise<void> {
     if (opening.has(partition)) return;
     opening.add(partition);
     try {
       const backoff = new Backoff(REBUILD_BACKOFF);
-      for (let attempt = 1; lifecycle.state === 'running' || lifecycle.state === 'starting'; attempt++) {
-        await sleep(attempt === 1 && firstDelayMs !== 'backoff' ? firstDelayMs : backoff.next());
+      for (let attempt = 1; ; attempt++) {
+        if (!(await sleep(attempt === 1 && firstDelayMs !== 'backoff' ? firstDelayMs : backoff.next(), stopping.signal))) return;
         if (!assigned(partition) || tasks.has(partition)) return;
         try {
-          tasks.set(partition, await openTask(partition));
+          const task = await openTask(partition);
+          // Opened while the processor stopped: nothing will close it but this (its producer would hold the process).
+          if (stopping.signal.aborted) {
+            await task.close(false);
+            return;
+          }
+          tasks.set(partition, task);
           metrics.partitions.set(tasks.size);
           return;
         } catch (err) {
@@ -321,6 +338,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   }
 
   async function start(): Promise<void> {
+    stopping = new AbortController();
     for (const warning of timeouts.warnings) logger.warn(warning);
     await ensureTopics();
     reader = deps.log.reader();
@@ -335,6 +353,8 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   /** After a failed start: whatever the consumer's stop does, the reader is closed. */
   async function release(): Promise<void> {
     stopTicking();
+    stopping.abort();
+    await Promise.all(reopening);
     await consumer?.stop().finally(() => reader?.close());
   }
 
@@ -342,6 +362,8 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   async function stop(): Promise<void> {
     stopTicking();
     unfinished.clear();
+    stopping.abort();
+    await Promise.all(reopening);
     // Leaving the group revokes (and so closes) the tasks; a consumer that failed may not, nor stop cleanly.
     const consumerStop = await consumer?.stop().then(() => undefined, (err: unknown) => err);
     await Promise.all([...tasks.values()].map(closeTask));
