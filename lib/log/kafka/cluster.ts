@@ -44,9 +44,8 @@ export class KafkaCluster {
       const admin = this.kafka.admin();
       this.adminClient = kafkaCall('connecting the Kafka admin client', {}, () => admin.connect()).then(
         () => admin,
-        async (err: unknown) => {
+        (err: unknown) => {
           this.adminClient = undefined;
-          await releaseFailedConnect(admin);
           throw err;
         },
       );
@@ -86,13 +85,4 @@ export class KafkaCluster {
     this.adminClient = undefined;
     if (admin !== undefined) await admin.then((a) => a.disconnect()).catch(() => undefined);
   }
-}
-
-/**
- * After a failed connect(): kafkajs may have connected the seed broker before what failed next (its
- * metadata, while a broker restarts), and leaves that socket open, with its request queue's timer, so
- * that the process never exits. Disconnecting releases it.
- */
-export async function releaseFailedConnect(client: { disconnect(): Promise<void> }): Promise<void> {
-  await client.disconnect().catch(() => undefined);
 }

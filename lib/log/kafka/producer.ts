@@ -22,7 +22,7 @@ import { retry } from '../../retry.js';
 import { LOG_CLOSED, LOG_TXN_STATE } from '../errors.js';
 import { type Producer, type ProduceRecord, type RecordMetadata, type TopicPartitionOffset, type Transaction, type TransactionalProducer } from '../types.js';
 import { COMPRESSION, createPartitioner } from './client.js';
-import { type KafkaCluster, releaseFailedConnect } from './cluster.js';
+import { type KafkaCluster } from './cluster.js';
 import { KAFKA_BROKER, kafkaCall } from './errors.js';
 import { placeRecords, toOffset, type PlacedRecords } from './records.js';
 
@@ -58,9 +58,8 @@ class LazyProducer {
       });
       this.connected = kafkaCall('connecting a Kafka producer', this.context(), () => producer.connect()).then(
         () => producer,
-        async (err: unknown) => {
+        (err: unknown) => {
           this.connected = undefined;
-          await releaseFailedConnect(producer);
           throw err;
         },
       );

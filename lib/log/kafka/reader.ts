@@ -11,7 +11,7 @@ import { FlowaggError } from '../../errors.js';
 import { LOG_PARTITION_OUT_OF_RANGE } from '../errors.js';
 import { checkFetch } from '../fetch-options.js';
 import { type FetchOptions, type FetchResult, type Offset, type Reader, type ReaderConfig, type TopicPartition } from '../types.js';
-import { type KafkaCluster, releaseFailedConnect } from './cluster.js';
+import { type KafkaCluster } from './cluster.js';
 import { kafkaError } from './errors.js';
 import { fromKafkaMessage, toOffset } from './records.js';
 
@@ -91,12 +91,7 @@ export class KafkaReader implements Reader {
         instrumentationEmitter: new InstrumentationEmitter(),
         isolationLevel: this.isolation,
       });
-      try {
-        await cluster.connect();
-      } catch (err) {
-        await releaseFailedConnect(cluster);
-        throw err;
-      }
+      await cluster.connect();
       return cluster;
     })().catch((err: unknown) => {
       this.connection = undefined;
