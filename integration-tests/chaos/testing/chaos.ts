@@ -33,9 +33,9 @@ async function play(e: ChaosEvent, d: Deployment, broker: RestartableKafka, time
         await sleep(e.ms);
         d.clickhouse.up();
       } else {
-        await d.collector.stop();
+        await d.collector.down();
         await sleep(e.ms);
-        await d.collector.start();
+        await d.collector.up();
       }
       return 'done';
     case 'rebalance': {

@@ -11,6 +11,7 @@ const CHILD = join(import.meta.dirname, 'collector-child.ts');
 export class IpfixCollector {
   #child: Child | undefined;
   #runs = 0;
+  #outages = 0;
 
   constructor(readonly port: number, readonly file: string) {}
 
@@ -26,6 +27,18 @@ export class IpfixCollector {
       await child.waitForLine((l) => l === 'listening');
     }, { policy: { initialMs: 250, maxMs: 2000 }, retriable: (err) => tries < 15 && String(err).includes('EADDRINUSE') });
     if (outcome.kind !== 'done') throw outcome.error;
+  }
+
+  /**
+   * An outage: stopped at the first of overlapping outages, started again at the end of the last (two
+   * outages drawn close together each started a collector on the port otherwise).
+   */
+  async down(): Promise<void> {
+    if (this.#outages++ === 0) await this.stop();
+  }
+
+  async up(): Promise<void> {
+    if (--this.#outages === 0) await this.start();
   }
 
   /** A graceful stop: what the exporter sent before it saw the close is still received. */
