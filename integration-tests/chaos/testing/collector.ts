@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CollectedMessage } from '../../harness/collector.js';
 import { type Child, spawnTs } from '../../../lib/log/embedded/testing/spawn.js';
-import { retry } from '../../../lib/retry.js';
 
 const CHILD = join(import.meta.dirname, 'collector-child.ts');
 
@@ -15,18 +14,9 @@ export class IpfixCollector {
 
   constructor(readonly port: number, readonly file: string) {}
 
-  /**
-   * Binds its port again after an outage; while another process holds the port for a moment (the port is
-   * drawn below the ephemeral range, but a neighbouring test may take it), tries again, for up to 20 s.
-   */
   async start(): Promise<void> {
-    let tries = 0;
-    const outcome = await retry(async () => {
-      tries++;
-      const child = (this.#child = spawnTs(CHILD, [String(this.port), this.file, String(this.#runs++)]));
-      await child.waitForLine((l) => l === 'listening');
-    }, { policy: { initialMs: 250, maxMs: 2000 }, retriable: (err) => tries < 15 && String(err).includes('EADDRINUSE') });
-    if (outcome.kind !== 'done') throw outcome.error;
+    const child = (this.#child = spawnTs(CHILD, [String(this.port), this.file, String(this.#runs++)]));
+    await child.waitForLine((l) => l === 'listening');
   }
 
   /**
