@@ -8,7 +8,9 @@
 // those of flows.raw, every destination holds exactly the rows of flows.processed (the IPFIX collector's
 // extra copies no more than the exporter logged as delivered again), and what the Agents sent that
 // flows.raw lacks is what the sequence numbers and the Agents' reconnections account for. Aggregate, then
-// Proxy, on the same broker. testing/profile.ts says how to run it longer; the seed of a run is printed
+// Proxy, each on a broker of its own (the exporters' consumer groups are flowagg-export-<kind> whatever the
+// deployment: a service of the first mode that had to be killed stays in its group for a session timeout,
+// and a group shared by two deployments' exporters, subscribed to different topics, stood still). testing/profile.ts says how to run it longer; the seed of a run is printed
 // first, and FLOWAGG_CHAOS_SEED=<seed> plays the same events again.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -121,10 +123,12 @@ test('chaos over Kafka: services killed and stalled, the broker and the destinat
   say(describeProfile(profile));
   const dir = await mkdtemp(join(tmpdir(), 'flowagg-chaos-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const broker = await startRestartableKafka(say);
-  t.after(() => broker.stop());
   const tlsDir = await issueCertificates(dir);
   for (const mode of profile.modes) {
-    await t.test(mode, (s) => runMode(s, { mode, profile, broker, clickhouse: clickhouse.server!, dir, tlsDir, seed: modeSeed(profile.seed, mode) }));
+    await t.test(mode, async (s) => {
+      const broker = await startRestartableKafka(say);
+      s.after(() => broker.stop());
+      await runMode(s, { mode, profile, broker, clickhouse: clickhouse.server!, dir, tlsDir, seed: modeSeed(profile.seed, mode) });
+    });
   }
 });
