@@ -55,6 +55,11 @@ async function runMode(t: TestContext, o: { mode: ChaosMode; profile: ChaosProfi
   const { profile } = o;
   const d = await prepareDeployment({ mode: o.mode, dir: o.dir, brokers: o.broker.brokers, clickhouse: o.clickhouse, tlsDir: o.tlsDir, runId: `${o.seed}-${Date.now().toString(36)}` });
   t.after(() => dropClickHouseDatabase(o.clickhouse, d.database));
+  let stopped: string[] | undefined;
+  // Whatever fails before the verdict (an event, the Agents), no service outlives the test.
+  t.after(async () => {
+    if (stopped === undefined) await stopDeployment(d);
+  });
   const notUp = await startServices(d);
   say(`${o.mode}: ${d.pods.size - 1} services started at once on fresh topics${notUp.length > 0 ? `; did not come up at the first try: ${notUp.join('; ')}` : ''}`);
   const seconds = LEAD_IN_S + profile.seconds + LEAD_IN_S;
@@ -71,7 +76,6 @@ async function runMode(t: TestContext, o: { mode: ChaosMode; profile: ChaosProfi
   const reports = await Promise.all(agents.map((a) => a.report));
   const played = Date.now();
   const log = await openKafkaLog({ brokers: o.broker.brokers });
-  let stopped: string[] | undefined;
   try {
     await drain(d, log, DRAIN_TIMEOUT_MS).catch((err: unknown) => {
       for (const p of d.pods.values()) {
@@ -110,7 +114,7 @@ async function runMode(t: TestContext, o: { mode: ChaosMode; profile: ChaosProfi
     throw err;
   } finally {
     await log.close();
-    if (stopped === undefined) await stopDeployment(d);
+    if (stopped === undefined) stopped = await stopDeployment(d);
   }
 }
 
