@@ -10,7 +10,7 @@ import { publishLogApi, serveLogAdmin } from '../lib/log/admin-api.js';
 import { openLog } from '../lib/log/index.js';
 import { topicValueFraming } from '../lib/log/value-format.js';
 import { FLOW_RECORD_SCHEMA } from '../schemas/flow-record.js';
-import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
+import { FlowValues } from '../exporters/flow-values.js';
 import { type MessageLog } from '../lib/log/types.js';
 import { TelemetryServer } from '../lib/telemetry/http.js';
 import { type RunningApiServer, startApiServer } from '../lib/apiserver/start.js';
@@ -130,8 +130,8 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   try {
     // Values of flows.processed framed with a schema registry id (log.valueFormat confluent) decode with it.
     const processed = modules.length === 0 ? undefined : await topicValueFraming(config.log, config.log.topics.flowsProcessed, FLOW_RECORD_SCHEMA);
-    const decoder = new FlowRecordDecoder(processed?.kind === 'confluent' ? processed.schemaId : undefined);
-    const runnerOf = (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => supervise(() => createExportRunner({ topics: c.log.topics }, { log, exporter: m.create(c, { log }), decoder }));
+    const values = new FlowValues(processed?.kind === 'confluent' ? processed.schemaId : undefined);
+    const runnerOf = (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => supervise(() => createExportRunner({ topics: c.log.topics }, { log, exporter: m.create(c, { log }), values }));
     for (const m of modules) {
       const first = runnerOf(m, config);
       await first.start();

@@ -13,12 +13,13 @@
 import { errorMessage } from '../lib/errors.js';
 import { type LogRecord, type TopicPartition } from '../lib/log/types.js';
 import { type Logger, sampledLogger } from '../lib/telemetry/logger.js';
-import { type FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
+import { ScannedRecord } from '../schemas/flow-record-scanner.js';
 import { Backoff, type BackoffPolicy, retry, sleep } from '../lib/retry.js';
 import { type PartitionBacklog } from './backlog.js';
 import { type BatchIntent, type BatchIntents } from './batch-intents.js';
 import { type Attempter, type DestinationHealth } from './destination-health.js';
 import { deliveredNothing } from './errors.js';
+import { type FlowValues } from './flow-values.js';
 import { type PartitionSeries } from './metrics.js';
 import { type ExportBatch, type ExportedRecord, type Exporter } from './types.js';
 
@@ -32,7 +33,7 @@ export interface WorkerDeps {
   readonly exporter: Exporter;
   readonly intents: BatchIntents;
   readonly control: PartitionControl;
-  readonly decoder: FlowRecordDecoder;
+  readonly values: FlowValues;
   readonly metrics: PartitionSeries;
   readonly logger: Logger;
   readonly backoff: BackoffPolicy;
@@ -76,6 +77,8 @@ export class PartitionWorker implements PartitionBacklog {
   readonly #abort = new AbortController();
   readonly #loop: Promise<void>;
   readonly #warn: ReturnType<typeof sampledLogger>;
+  /** Where #batchOf scans each value, to hand over only records the exporters can read. */
+  readonly #scanned = new ScannedRecord();
 
   /** `committed`: the group's committed offset on this partition, null when it never committed. */
   constructor(tp: TopicPartition, deps: WorkerDeps, committed: number | null) {
@@ -255,13 +258,14 @@ export class PartitionWorker implements PartitionBacklog {
     for (const r of raw) {
       if (r.value === null) continue;
       try {
-        records.push({ offset: r.offset, record: this.#deps.decoder.decode(r.value) });
+        this.#deps.values.scan(r.value, this.#scanned);
+        records.push({ offset: r.offset, value: r.value });
       } catch (err) {
         this.#deps.metrics.undecodable();
         this.#warn(`undecodable/${topic}/${partition}`, { topic, partition, offset: r.offset, err: errorMessage(err) }, 'a record of flows.processed is not a FlowRecord: skipped');
       }
     }
-    return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records };
+    return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records, values: this.#deps.values };
   }
 
   /** Delivers until the destination takes the batch; false when the stop gave up on it. */

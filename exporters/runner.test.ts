@@ -42,7 +42,7 @@ async function committed(log: MessageLog, groupId: string): Promise<number[]> {
 }
 
 /** The source port of every record the destination accepted (numberedRecord i has 10000 + i). */
-const ids = (batches: readonly ExportBatch[]) => batches.flatMap((b) => b.records.map((r) => (r.record.sourceTransportPort as number) - 10000));
+const ids = (batches: readonly ExportBatch[]) => batches.flatMap((b) => b.records.map((r) => (b.values.decode(r.value).sourceTransportPort as number) - 10000));
 
 /** A logger whose lines a test reads back. */
 function capturedLogger(): { logger: pino.Logger; lines: Record<string, unknown>[] } {

@@ -20,12 +20,12 @@ import { type Service } from '../lib/service/service.js';
 import { type TopicsConfig } from '../lib/log/topics.js';
 import { type Consumer, type MessageLog, type TopicPartition } from '../lib/log/types.js';
 import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
-import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
 import { Backlog } from './backlog.js';
 import { BatchIntents } from './batch-intents.js';
 import { DestinationHealth } from './destination-health.js';
 import { EXPORT_NO_WORKER, EXPORT_STATE } from './errors.js';
 import { type ExporterStart, startInBackground } from './exporter-start.js';
+import { FlowValues } from './flow-values.js';
 import { partitionSeries } from './metrics.js';
 import { PartitionWorker } from './partition-worker.js';
 import { type Exporter } from './types.js';
@@ -47,8 +47,8 @@ export interface RunnerDeps {
   readonly exporter: Exporter;
   readonly logger?: Logger;
   readonly now?: () => number;
-  /** Default: the current schema, single-object framing (or older schemas through avsc). */
-  readonly decoder?: FlowRecordDecoder;
+  /** Reads flows.processed's values. Default: single-object framing (any schema of schemas/history). */
+  readonly values?: FlowValues;
 }
 
 export interface RunnerStats {
@@ -80,7 +80,7 @@ export function createExportRunner(config: RunnerConfig, deps: RunnerDeps): Expo
   const backoff = config.backoff ?? { initialMs: 1000, maxMs: 30_000 };
   const logger = deps.logger ?? componentLogger('export', { exporter: kind });
   const now = deps.now ?? Date.now;
-  const decoder = deps.decoder ?? new FlowRecordDecoder();
+  const values = deps.values ?? new FlowValues();
   const workers = new Map<string, PartitionWorker>();
   let delivered = 0;
   const lifecycle = new Lifecycle(`export runner ${kind}`, EXPORT_STATE, logger);
@@ -156,7 +156,7 @@ export function createExportRunner(config: RunnerConfig, deps: RunnerDeps): Expo
           };
           const worker = new PartitionWorker(
             tp,
-            { exporter, intents: ranges, control, decoder, metrics, logger: logger.child({ partition: tp.partition }), backoff, now, health, started, logStart: () => logStart(tp.partition) },
+            { exporter, intents: ranges, control, values, metrics, logger: logger.child({ partition: tp.partition }), backoff, now, health, started, logStart: () => logStart(tp.partition) },
             committed.get(tp.partition) ?? null,
           );
           workers.set(tpKey(tp), worker);

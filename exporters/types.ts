@@ -1,14 +1,16 @@
 // The one interface every exporter implements (exporters/<kind>/), the way Antrea's
 // pkg/flowaggregator/exporter puts each destination behind one interface. The runner (exporters/runner.ts)
-// owns everything the destinations share: the consumer group on flows.processed, decoding, cutting
-// batches, retries with backoff, and committing offsets only once the destination accepted a batch.
-import { type FlowRecord } from '../schemas/flow-record.js';
+// owns everything the destinations share: the consumer group on flows.processed, checking that each
+// record reads, cutting batches, retries with backoff, and committing offsets only once the destination
+// accepted a batch.
+import { type FlowValues } from './flow-values.js';
 
 export type ExporterKind = 'ipfix' | 'clickhouse' | 's3' | 'flowlog';
 
 export interface ExportedRecord {
   readonly offset: number;
-  readonly record: FlowRecord;
+  /** The framed FlowRecord as it is in the log: the batch's `values` read it. */
+  readonly value: Buffer;
 }
 
 /**
@@ -23,6 +25,8 @@ export interface ExportBatch {
   readonly firstOffset: number;
   readonly lastOffset: number;
   readonly records: readonly ExportedRecord[];
+  /** Reads the records' values, scanned in place or decoded. */
+  readonly values: FlowValues;
 }
 
 export interface BatchPolicy {

@@ -40,7 +40,7 @@ function elementValue(field: Element, v: unknown): Json {
   }
 }
 
-function extraEntry(pen: number, id: number, value: Buffer): [string, Json] {
+export function extraEntry(pen: number, id: number, value: Buffer): [string, Json] {
   const ie = findElement(pen, id);
   if (ie === undefined) return [unknownElementName(pen, id), toHex(value)];
   const list = ie.type === 'basicList' || ie.type === 'subTemplateList' || ie.type === 'subTemplateMultiList';
@@ -48,7 +48,7 @@ function extraEntry(pen: number, id: number, value: Buffer): [string, Json] {
   return [ie.name, valueToJson(readValue(ie.type, value, 0, value.length))];
 }
 
-function exporterText(address: string, port: number): string {
+export function exporterText(address: string, port: number): string {
   return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 

@@ -20,7 +20,7 @@ import { compileFunction } from '../lib/ipfix/codegen.js';
 import { FlowaggError } from '../lib/errors.js';
 import { SCHEMA_BAD_BODY, SCHEMA_BAD_FRAMING, SCHEMA_UNKNOWN_WRITER } from './errors.js';
 import { schemaFingerprint, SINGLE_OBJECT_MARKER } from './avro.js';
-import { FLOW_RECORD_FIELDS, FLOW_RECORD_HISTORY, FLOW_RECORD_SCHEMA } from './flow-record.js';
+import { type ExtraField, FLOW_RECORD_FIELDS, FLOW_RECORD_HISTORY, FLOW_RECORD_SCHEMA } from './flow-record.js';
 
 export const FIELD_COUNT = FLOW_RECORD_FIELDS.length;
 
@@ -160,6 +160,33 @@ function skipExtras(b: Buffer, p: number, end: number): number {
   }
   END[0] = count;
   return p;
+}
+
+
+const EXTRAS = FIELD.extras!;
+
+/** The extras of the record scanned last, each value a view of its buffer (the scan checked their bounds). */
+export function scannedExtras(r: ScannedRecord): ExtraField[] {
+  const out: ExtraField[] = [];
+  const b = r.buf;
+  let p = r.start[EXTRAS]!;
+  if (p < 0 || r.num[EXTRAS] === 0) return out;
+  for (let n = zz(b, p); n !== 0; n = zz(b, p)) {
+    p = END[0]!;
+    if (n < 0) {
+      n = -n;
+      zz(b, p); // block size in bytes
+      p = END[0]!;
+    }
+    for (let k = 0; k < n; k++) {
+      const pen = zz(b, p);
+      const id = zz(b, END[0]!);
+      const len = zz(b, END[0]!);
+      p = END[0]! + len;
+      out.push({ pen, id, value: b.subarray(p - len, p) });
+    }
+  }
+  return out;
 }
 
 const helpers = { zz, skipExtras, END };

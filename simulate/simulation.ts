@@ -66,20 +66,20 @@ function linkFor(o: SimulationOptions, node: AgentNode, target: Target, source: 
     case 'tls':
       return new StreamLink(node, tlsDial(target, o.tls!, source, o.connectTimeoutMs), source);
     case 'grpc':
-      return new GrpcLink(target, o.tls!, o.connectTimeoutMs);
+      return new GrpcLink(target, o.tls!, source, o.connectTimeoutMs);
   }
 }
 
-/** Why some Nodes but not all may connect over gRPC: they all come from one address (grpc.ts). */
-const GRPC_PEER_HINT =
-  '; every gRPC Node connects from this host\'s address, and a collector may limit connections per address (flowagg: ingest.grpc.maxConnectionsPerPeer, 8 by default)';
+/** Why some Nodes but not all may connect: they all come from one address (a collector not on this host's loopback). */
+const PEER_HINT =
+  '; every Node connects from this host\'s address, and a collector may limit connections per address (flowagg: ingest.tcp.maxConnectionsPerSource, ingest.grpc.maxConnectionsPerPeer)';
 
-async function allUp(links: readonly Link[], nodes: readonly AgentNode[], o: SimulationOptions, signal: AbortSignal | undefined): Promise<void> {
+async function allUp(links: readonly Link[], nodes: readonly AgentNode[], o: SimulationOptions, bound: boolean, signal: AbortSignal | undefined): Promise<void> {
   const end = Date.now() + o.connectTimeoutMs;
   while (links.some((l) => l.state !== 'up') && signal?.aborted !== true) {
     if (Date.now() > end) {
       const down = links.flatMap((l, i) => (l.state === 'up' ? [] : [`${nodes[i]!.name}: ${l.lastError ?? 'no answer'}`]));
-      const hint = o.transport === 'grpc' && down.length < links.length ? GRPC_PEER_HINT : '';
+      const hint = !bound && o.transport !== 'udp' && down.length < links.length ? PEER_HINT : '';
       throw new FlowaggError(
         SIMULATE_CONNECT,
         `${down.length} of ${links.length} Nodes could not connect within ${o.connectTimeoutMs} ms (${down.slice(0, 3).join('; ')}${down.length > 3 ? '; …' : ''})${hint}`,
@@ -93,7 +93,7 @@ export async function simulate(o: SimulationOptions, hooks: SimulationHooks = {}
   const { shape } = o;
   const { address } = await lookup(o.host);
   const target: Target = { address, port: o.port };
-  const bind = o.bindLoopback && o.transport !== 'grpc' && bindsLoopback(address);
+  const bind = o.bindLoopback && bindsLoopback(address);
   const interval = shape.workload.exportIntervalS;
   // The first records fall due about now: a flow's first export is one interval after it starts, give or
   // take the Nodes' clock offsets (workload.ts); the schedule moves to when every Node is connected.
@@ -105,7 +105,7 @@ export async function simulate(o: SimulationOptions, hooks: SimulationHooks = {}
   const schedule = new Schedule(workload);
   for (const l of links) l.start();
   try {
-    await allUp(links, nodes, o, hooks.signal);
+    await allUp(links, nodes, o, bind, hooks.signal);
   } catch (err) {
     await Promise.all(links.map((l) => l.close(0)));
     throw err;

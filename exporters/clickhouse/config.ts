@@ -34,7 +34,7 @@ export const clickHouseSection = z
       })
       .prefault({}),
     caCertPath: z.string().default('/etc/flow-aggregator/certs/clickhouse/ca.crt').describe('The CA file used when tls.caCert is true (where Antrea\'s chart mounts the clickhouse-ca Secret).'),
-    maxBatchRows: z.number().int().min(1).max(1_000_000).default(20_000).describe('A batch is inserted at the latest once it holds this many rows. The runner holds up to three batches of decoded records (about 2 KB each) per partition.'),
+    maxBatchRows: z.number().int().min(1).max(1_000_000).default(20_000).describe('A batch is inserted at the latest once it holds this many rows. The runner holds up to three batches of records per partition, as read from the log.'),
     createSchema: z.boolean().default(true).describe('Create the database (other than `default`), the flows table and its views when they do not exist.'),
     tableTTL: duration.default(12 * 3_600_000).describe('Rows older than this are removed by the server (Theia\'s default, 12h), on servers that have TTL (19.6 and later); 0 keeps them.'),
     startTimeout: duration.default(10_000).describe('How long one start keeps trying to reach the server before the exporter reports it unreachable (and tries again with backoff).'),

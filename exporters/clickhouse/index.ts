@@ -24,7 +24,7 @@ import { componentMetrics } from '../../lib/telemetry/metrics.js';
 import { EXPORT_STATE, notDelivered } from '../errors.js';
 import { type ClusterUuidSource, resolveClusterUuid } from '../row/cluster-uuid.js';
 import { CLICKHOUSE_COLUMNS } from '../row/columns.js';
-import { toFlowRow } from '../row/flow-row.js';
+import { ScannedRecord } from '../../schemas/flow-record-scanner.js';
 import { type ExportBatch, type Exporter } from '../types.js';
 import { type ClickHouseConfig, type ClickHouseCredentials, credentialsFromEnv } from './config.js';
 import { CLICKHOUSE_UNAVAILABLE } from './errors.js';
@@ -68,6 +68,7 @@ export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHo
   const settled = new Set<string>();
   /** Batches whose insert may or may not have happened. */
   const uncertain = new Set<string>();
+  const scanned = new ScannedRecord();
 
   async function alreadyInserted(batch: ExportBatch, partitionKey: string): Promise<boolean> {
     if (deduplication !== 'batch-column' || (settled.has(partitionKey) && !uncertain.has(batch.id))) return false;
@@ -111,7 +112,10 @@ export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHo
       } else {
         const writer = new RowBinaryWriter(CLICKHOUSE_COLUMNS, Math.max(4096, batch.records.length * 512));
         const batchId = deduplication === 'batch-column' ? batch.id : undefined;
-        for (const { record } of batch.records) writer.write(toFlowRow(record, clusterUuid), batchId);
+        for (const { value } of batch.records) {
+          batch.values.scan(value, scanned);
+          writer.write(scanned, clusterUuid, batchId);
+        }
         const rows = writer.take();
         try {
           await server().insert(rows, batch.id, signal);

@@ -3,7 +3,9 @@
 // expected lists are written out here from the reference, not derived from elements.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FLOW_RECORD_FIELDS, type FlowRecord } from '../../schemas/flow-record.js';
+import { FLOW_RECORD_FIELDS, flowRecordWriter } from '../../schemas/flow-record.js';
+import { FlowRecordScanner, ScannedRecord } from '../../schemas/flow-record-scanner.js';
+import { flowRecord } from '../testing/records.js';
 import { flowTemplateElements, templateElements } from './elements.js';
 import { exportTemplates } from './templates.js';
 
@@ -110,6 +112,11 @@ test('the flow templates (258 IPv4, 259 IPv6) hold only IANA and RFC 5103 revers
     assert.deepEqual(fields.filter((f) => !typed.has(f.ie.name)).map((f) => f.ie.name), []);
     assert.deepEqual(flowTemplateElements(ipv6), fields.map((f) => f.ie.name));
   }
-  const base = { sourceIPv4Address: Buffer.alloc(4), sourceIPv6Address: null } as unknown as FlowRecord;
-  assert.deepEqual([t.of({ ...base, flowType: 2 }).template.id, t.of({ ...base, flowType: null }).template.id, t.of({ ...base, sourceIPv4Address: null, sourceIPv6Address: Buffer.alloc(16), flowType: null }).template.id], [256, 258, 259]);
+  const scanner = new FlowRecordScanner();
+  const templateOf = (fields: Partial<Record<string, unknown>>) => {
+    const scanned = new ScannedRecord();
+    scanner.scan(flowRecordWriter().encode(flowRecord({ sourceIPv4Address: Buffer.alloc(4), sourceIPv6Address: null, ...fields })), scanned);
+    return t.of(scanned).template.id;
+  };
+  assert.deepEqual([templateOf({ flowType: 2 }), templateOf({ flowType: null }), templateOf({ sourceIPv4Address: null, sourceIPv6Address: Buffer.alloc(16), flowType: null })], [256, 258, 259]);
 });

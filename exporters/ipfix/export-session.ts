@@ -8,8 +8,8 @@
 // datagram), with no templates.
 import { IpfixError } from '../../lib/ipfix/errors.js';
 import { MessageEncoder } from '../../lib/ipfix/message-encoder.js';
-import { type FlowRecord } from '../../schemas/flow-record.js';
-import { type ExportedRecord } from '../types.js';
+import { ScannedRecord } from '../../schemas/flow-record-scanner.js';
+import { type ExportBatch } from '../types.js';
 import { jsonLine } from './json-lines.js';
 import { type ExportTemplate, type ExportTemplates } from './templates.js';
 
@@ -37,14 +37,16 @@ export class ExportSession {
   #templatesAt = -Infinity;
   /** Templates this session announced, in the order it did. */
   readonly #announced = new Set<ExportTemplate>();
+  /** Each record of a batch is scanned here in turn: the template's values are read from it in place. */
+  readonly #scanned = new ScannedRecord();
 
   constructor(o: SessionOptions) {
     this.#o = o;
     this.#encoder = new MessageEncoder({ observationDomainId: o.observationDomainId, maxMessageSize: o.maxMessageSize, exportTime: () => Math.floor(o.now() / 1000) });
   }
 
-  encode(records: readonly ExportedRecord[]): Encoded {
-    return this.#o.format === 'JSON' ? this.#json(records) : this.#ipfix(records);
+  encode(batch: ExportBatch): Encoded {
+    return this.#o.format === 'JSON' ? this.#json(batch) : this.#ipfix(batch);
   }
 
   /** Both templates, in a message of their own (none in JSON mode). */
@@ -71,13 +73,17 @@ export class ExportSession {
     this.#announced.add(t);
   }
 
-  #json(records: readonly ExportedRecord[]): Encoded {
+  #json(batch: ExportBatch): Encoded {
     const now = new Date(this.#o.now());
-    const chunks = records.map(({ record }) => Buffer.from(jsonLine(this.#o.templates.of(record), record, now)));
+    const r = this.#scanned;
+    const chunks = batch.records.map(({ value }) => {
+      batch.values.scan(value, r);
+      return Buffer.from(jsonLine(this.#o.templates.of(r), r, now));
+    });
     return { chunks, invalid: 0, templatesSent: false };
   }
 
-  #ipfix(records: readonly ExportedRecord[]): Encoded {
+  #ipfix(batch: ExportBatch): Encoded {
     const enc = this.#encoder;
     const { templates } = this.#o;
     const now = this.#o.now();
@@ -86,14 +92,16 @@ export class ExportSession {
     if (templatesSent) this.#addTemplates(now);
     let invalid = 0;
     let firstError: string | undefined;
-    for (const { record } of records) {
-      const t = templates.of(record);
+    const r = this.#scanned;
+    for (const { value } of batch.records) {
+      batch.values.scan(value, r);
+      const t = templates.of(r);
       if (!this.#announced.has(t)) {
         this.#announce(t);
         templatesSent = true;
       }
       try {
-        enc.addRecord(t.template, t.values(record as FlowRecord));
+        enc.addRecord(t.template, t.values(r));
       } catch (err) {
         if (!(err instanceof IpfixError)) throw err;
         invalid++;

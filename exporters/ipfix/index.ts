@@ -104,7 +104,7 @@ export class IpfixExporter implements Exporter {
 
   async deliver(batch: ExportBatch, signal: AbortSignal): Promise<void> {
     const { connection, session } = await this.#session(signal);
-    const encoded = session.encode(batch.records);
+    const encoded = session.encode(batch);
     if (encoded.templatesSent) ipfixMetrics.templates.inc();
     if (encoded.invalid > 0) {
       ipfixMetrics.invalid.inc(encoded.invalid);

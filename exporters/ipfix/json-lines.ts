@@ -4,8 +4,8 @@
 // them instead), numbers are numbers.
 import { formatIpv4, formatIpv6, formatMac } from '../../lib/ipfix/text.js';
 import { type FieldValue } from '../../lib/ipfix/types.js';
-import { type FlowRecord } from '../../schemas/flow-record.js';
-import { type ExportTemplate, type ExportTemplates } from './templates.js';
+import { type ScannedRecord } from '../../schemas/flow-record-scanner.js';
+import { type ExportTemplate } from './templates.js';
 
 function uuidText(b: Uint8Array): string {
   const h = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
@@ -23,13 +23,9 @@ function jsonValue(type: string, v: FieldValue): unknown {
 }
 
 /** The JSON line of one record (newline included). */
-export function jsonLine(t: ExportTemplate, r: FlowRecord, now: Date): string {
+export function jsonLine(t: ExportTemplate, r: ScannedRecord, now: Date): string {
   const values = t.values(r);
   const ipfix: Record<string, unknown> = {};
   t.template.fields.forEach((f, i) => (ipfix[f.ie.name] = jsonValue(f.ie.type, values[i]!)));
   return `${JSON.stringify({ ipfix, '@timestamp': now.toISOString() })}\n`;
-}
-
-export function jsonLines(templates: ExportTemplates, records: readonly FlowRecord[], now: Date): string[] {
-  return records.map((r) => jsonLine(templates.of(r), r, now));
 }

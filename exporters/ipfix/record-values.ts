@@ -1,13 +1,16 @@
 // From a FlowRecord to the values of one export template, in template order, with Antrea's conventions
 // for what the record does not have (makeIPFIXRecord): 0 for numbers, "" for strings, 0.0.0.0 or :: for
 // addresses, 16 zero bytes for UUIDs, 0xFF (unknown) for flowDirection. Compiled once per template into
-// straight-line reads, filling one reused array: the encoder copies the values out at once.
+// straight-line reads of the scanned record (only the template's fields are read: strings decoded,
+// fixed values as views of the log record's bytes), filling one reused array: the encoder copies the
+// values out at once.
 import { compileFunction } from '../../lib/ipfix/codegen.js';
 import { parseIpv4Into, parseIpv6Into } from '../../lib/ipfix/text.js';
 import { type FieldValue, type Template } from '../../lib/ipfix/types.js';
-import { type FlowRecord } from '../../schemas/flow-record.js';
+import { FLOW_RECORD_FIELDS } from '../../schemas/flow-record.js';
+import { FIELD, type ScannedRecord } from '../../schemas/flow-record-scanner.js';
 
-export type RecordValues = (r: FlowRecord) => FieldValue[];
+export type RecordValues = (r: ScannedRecord) => FieldValue[];
 
 const Z4 = new Uint8Array(4);
 const Z6 = new Uint8Array(6);
@@ -17,9 +20,9 @@ const FLOW_DIRECTION_UNKNOWN = 0xff;
 const caches = { 4: new Map<string, Uint8Array>(), 16: new Map<string, Uint8Array>() };
 
 /** The record's exporter address as `size` bytes when it is of that family, else zeros (bounded cache). */
-function exporterBytes(r: FlowRecord, size: 4 | 16): Uint8Array {
+function exporterBytes(r: ScannedRecord, size: 4 | 16): Uint8Array {
   const cache = caches[size];
-  const text = r.exporterAddress;
+  const text = r.text(FIELD.exporterAddress!);
   let hit = cache.get(text);
   if (hit === undefined) {
     const out = new Uint8Array(size);
@@ -30,25 +33,42 @@ function exporterBytes(r: FlowRecord, size: 4 | 16): Uint8Array {
   return hit;
 }
 
-/** The expression for one element's value from record `r`. Names come from the element registry, not from input. */
+const SIZE: Readonly<Record<string, number>> = Object.fromEntries(FLOW_RECORD_FIELDS.flatMap((f) => (f.kind === 'element' && f.encoding === 'fixed' ? [[f.name, f.size]] : [])));
+
+/** A field's index in the scanned record; the generated code reads r.num[i], r.start[i]. */
+function at(name: string): number {
+  const i = FIELD[name];
+  if (i === undefined) throw new Error(`record-values: the template's element ${name} is not a FlowRecord field`);
+  return i;
+}
+
+/** A number field, or `otherwise` when null. */
+const numberOr = (name: string, otherwise: string) => `((x = r.num[${at(name)}]) === x ? x : ${otherwise})`;
+/** A string field's text or "". */
+const text = (name: string) => `r.text(${at(name)})`;
+/** A fixed field's bytes (a view of the record's buffer), or `otherwise` when null. */
+const fixedOr = (name: string, otherwise: string) => `(r.start[${at(name)}] < 0 ? ${otherwise} : r.buf.subarray(r.start[${at(name)}], r.start[${at(name)}] + ${SIZE[name]!}))`;
+const seconds = (name: string) => `((x = r.num[${at(name)}]) === x ? Math.floor(x / 1000) : 0)`;
+
+/** The expression for one element's value from the scanned record `r`. Names come from the element registry, not from input. */
 function valueExpr(name: string, type: string): string {
   switch (name) {
-    case 'flowStartSeconds': return 'r.flowStartMilliseconds === null ? 0 : Math.floor(r.flowStartMilliseconds / 1000)';
-    case 'flowEndSeconds': return 'r.flowEndMilliseconds === null ? 0 : Math.floor(r.flowEndMilliseconds / 1000)';
-    case 'flowDirection': return `r.flowDirection ?? ${FLOW_DIRECTION_UNKNOWN}`;
-    case 'clusterId': return "clusterId !== '' ? clusterId : (r.clusterId ?? '')";
+    case 'flowStartSeconds': return seconds('flowStartMilliseconds');
+    case 'flowEndSeconds': return seconds('flowEndMilliseconds');
+    case 'flowDirection': return numberOr(name, String(FLOW_DIRECTION_UNKNOWN));
+    case 'clusterId': return `clusterId !== '' ? clusterId : ${text(name)}`;
     // Proxy mode: the processor fills these from the record's origin; a record without them still has one.
-    case 'originalObservationDomainId': return 'r.originalObservationDomainId ?? r.observationDomainId';
-    case 'originalExporterIPv4Address': return 'r.originalExporterIPv4Address ?? exporterBytes(r, 4)';
-    case 'originalExporterIPv6Address': return 'r.originalExporterIPv6Address ?? exporterBytes(r, 16)';
+    case 'originalObservationDomainId': return numberOr(name, `r.num0(${at('observationDomainId')})`);
+    case 'originalExporterIPv4Address': return fixedOr(name, 'exporterBytes(r, 4)');
+    case 'originalExporterIPv6Address': return fixedOr(name, 'exporterBytes(r, 16)');
     default: break;
   }
   switch (type) {
-    case 'string': return `r.${name} ?? ''`;
-    case 'ipv4Address': return `r.${name} ?? Z4`;
-    case 'ipv6Address': case 'octetArray': return `r.${name} ?? Z16`;
-    case 'macAddress': return `r.${name} ?? Z6`;
-    default: return `r.${name} ?? 0`;
+    case 'string': return text(name);
+    case 'ipv4Address': return fixedOr(name, 'Z4');
+    case 'ipv6Address': case 'octetArray': return fixedOr(name, 'Z16');
+    case 'macAddress': return fixedOr(name, 'Z6');
+    default: return numberOr(name, '0');
   }
 }
 
@@ -59,7 +79,7 @@ export function recordValues(template: Template, clusterId: string): RecordValue
     return `v[${i}] = ${valueExpr(f.ie.name, f.ie.type)};`;
   });
   const values = new Array<FieldValue>(template.fields.length).fill(0);
-  return compileFunction<RecordValues>(`valuesOfTemplate${template.id}`, ['r'], [...lines, 'return v;'].join('\n'), {
+  return compileFunction<RecordValues>(`valuesOfTemplate${template.id}`, ['r'], ['let x = 0;', ...lines, 'return v;'].join('\n'), {
     v: values, clusterId, Z4, Z6, Z16, exporterBytes,
   });
 }

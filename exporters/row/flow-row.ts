@@ -8,6 +8,7 @@
 // so no counter is ever truncated or lost.
 import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import { FLOW_RECORD_FIELDS, type FlowRecord } from '../../schemas/flow-record.js';
+import { type ScannedRecord } from '../../schemas/flow-record-scanner.js';
 
 /** An unsigned64 value: a number up to 2^53, a bigint beyond. */
 export type Counter = number | bigint;
@@ -72,7 +73,7 @@ export interface FlowRow {
 export type FlowRowField = keyof FlowRow;
 
 /** The record fields that hold unsigned64 counters, with the element each is, to find overflowed values in extras. */
-const COUNTER_ELEMENTS: ReadonlyMap<string, { readonly pen: number; readonly id: number }> = new Map(
+export const COUNTER_ELEMENTS: ReadonlyMap<string, { readonly pen: number; readonly id: number }> = new Map(
   FLOW_RECORD_FIELDS.flatMap((f) => (f.kind === 'element' && f.ie.type === 'unsigned64' ? [[f.name, { pen: f.ie.pen, id: f.ie.id }] as const] : [])),
 );
 
@@ -114,6 +115,33 @@ function address(v4: unknown, v6: unknown, zeroIsUnset: boolean): string {
 }
 
 const seconds = (ms: number | null): number => (ms === null ? 0 : Math.floor(ms / 1000));
+
+/**
+ * For the writers that make a row's columns straight from a scanned record (the flow log's CSV, the
+ * ClickHouse rows): the record fields each address column and each whole-seconds column comes from, as
+ * toFlowRow reads them ([IPv4 field, IPv6 field, whether an unspecified address is ""]).
+ */
+export const ROW_ADDRESSES: Partial<Record<FlowRowField, readonly [string, string, boolean]>> = {
+  sourceIP: ['sourceIPv4Address', 'sourceIPv6Address', false],
+  destinationIP: ['destinationIPv4Address', 'destinationIPv6Address', false],
+  destinationClusterIP: ['destinationClusterIPv4', 'destinationClusterIPv6', true],
+  destinationServiceIP: ['destinationServiceIPv4', 'destinationServiceIPv6', true],
+};
+export const ROW_SECONDS: Partial<Record<FlowRowField, string>> = { flowStartSeconds: 'flowStartMilliseconds', flowEndSeconds: 'flowEndMilliseconds' };
+
+function zeroAt(s: Buffer, start: number, length: number): boolean {
+  for (let k = start; k < start + length; k++) if (s[k] !== 0) return false;
+  return true;
+}
+
+/** Which of a scanned record's address fields toFlowRow's address() prints: `v4`, `v6`, or -1 for "". */
+export function rowAddressField(r: ScannedRecord, v4: number, v6: number, zeroIsUnset: boolean): number {
+  const a = r.start[v4]!;
+  if (a >= 0 && !(zeroIsUnset && zeroAt(r.buf, a, 4))) return v4;
+  const b = r.start[v6]!;
+  if (b >= 0 && !(zeroIsUnset && zeroAt(r.buf, b, 16))) return v6;
+  return -1;
+}
 
 export function toFlowRow(r: FlowRecord, clusterUUID: string): FlowRow {
   return {

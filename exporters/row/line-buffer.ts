@@ -9,14 +9,30 @@ export class LineBuffer {
   readonly #offsets: number[] = [];
 
   push(offset: number, text: string): void {
-    if (this.#length + text.length * 3 > this.#buf.length) {
-      const next = Buffer.allocUnsafe(Math.max(this.#buf.length * 2, this.#length + text.length * 3));
+    const b = this.room(text.length * 3);
+    this.end(offset, this.#length + b.write(text, this.#length, 'utf8'));
+  }
+
+  /** The buffer, with room for `bytes` more from `length`: for a writer that writes a line's bytes itself, then calls end(). */
+  room(bytes: number): Buffer {
+    if (this.#length + bytes > this.#buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.#buf.length * 2, this.#length + bytes));
       this.#buf.copy(next, 0, 0, this.#length);
       this.#buf = next;
     }
-    this.#length += this.#buf.write(text, this.#length, 'utf8');
-    this.#ends.push(this.#length);
+    return this.#buf;
+  }
+
+  /** Ends the line of the record at `offset`, written into room()'s buffer up to `end`. */
+  end(offset: number, end: number): void {
+    this.#length = end;
+    this.#ends.push(end);
     this.#offsets.push(offset);
+  }
+
+  /** Bytes of the lines so far. */
+  get length(): number {
+    return this.#length;
   }
 
   get count(): number {

@@ -9,7 +9,7 @@
 // drops the oldest; flowagg keeps nothing of its own: what is not uploaded is not committed.
 //
 // A file holds one batch: at most maxRecordsPerFile records, and at most MAX_FILE_RECORDS, because the
-// runner holds a batch's decoded records in memory (about 2 KB each).
+// whole file is built in memory before its PUT.
 //
 // start() checks the bucket (HeadBucket). S3 not answering, no such bucket, access denied, no
 // credentials: each fails the start with what to fix, and the runner tries again with backoff (a
@@ -87,7 +87,7 @@ export function createS3Exporter(config: S3UploaderConfig, deps: S3Deps = {}): E
     async deliver(batch: ExportBatch, signal: AbortSignal) {
       const timeInserted = Math.floor(now() / 1000);
       const lines = new LineBuffer();
-      for (const { offset, record } of batch.records) lines.push(offset, s3CsvLine(toFlowRow(record, clusterUuid), timeInserted));
+      for (const { offset, value } of batch.records) lines.push(offset, s3CsvLine(toFlowRow(batch.values.decode(value), clusterUuid), timeInserted));
       const csv = lines.bytes(0, lines.count);
       const body = config.compress ? await gzipAsync(csv) : Buffer.from(csv);
       const key = objectKey(config, batch);

@@ -7,7 +7,8 @@ import { FLOW_RECORD_TYPE, type FlowRecord, flowRecordWriter } from '../../schem
 import { notDelivered } from '../errors.js';
 import { FlowaggError } from '../../lib/errors.js';
 import { until } from '../../lib/testing/until.js';
-import { type BatchPolicy, type ExportBatch, type Exporter, type ExporterKind } from '../types.js';
+import { FlowValues } from '../flow-values.js';
+import { type BatchPolicy, type ExportBatch, type ExportedRecord, type Exporter, type ExporterKind } from '../types.js';
 
 const DEFAULTS: Record<string, unknown> = Object.fromEntries(
   (FLOW_RECORD_TYPE as unknown as { fields: { name: string; defaultValue(): unknown }[] }).fields.map((f) => [f.name, f.defaultValue()]),
@@ -81,11 +82,21 @@ export function aggregatedRecord(i: number): FlowRecord {
   });
 }
 
+/** The reader of single-object framed values that the runner uses by default. */
+export const testValues = new FlowValues();
+
+const testWriter = flowRecordWriter();
+
+/** Records as the runner hands them over: their values framed as in flows.processed, at consecutive offsets from `firstOffset`. */
+export function exportedRecords(records: readonly FlowRecord[], firstOffset: number): ExportedRecord[] {
+  return records.map((r, i) => ({ offset: firstOffset + i, value: testWriter.encode(r) }));
+}
+
 /** A batch as the runner cuts it: `count` consecutive records of one partition from `firstOffset`. */
 export function batchOf(partition: number, firstOffset: number, count: number, record: (i: number) => FlowRecord = aggregatedRecord, topic = 'flows.processed'): ExportBatch {
-  const records = Array.from({ length: count }, (_, i) => ({ offset: firstOffset + i, record: record(firstOffset + i) }));
+  const records = exportedRecords(Array.from({ length: count }, (_, i) => record(firstOffset + i)), firstOffset);
   const lastOffset = firstOffset + count - 1;
-  return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records };
+  return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records, values: testValues };
 }
 
 /** Writes records to a topic, record i to partition(i), in sends of 1000. */

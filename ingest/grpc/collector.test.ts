@@ -141,3 +141,17 @@ test('gRPC connections count against the budget ingest.tcp sets for every stream
   const metrics = await registry.metrics();
   assert.match(metrics, /^flowagg_ingest_grpc_refused_total\{reason="reserved"\} [1-9]/m);
 });
+
+test('an Agent is known from its verified handshake: Agents holding idle streams do not fill the slots kept from unknown addresses', async (t) => {
+  // One slot for unknown addresses. Before its first Flow an Agent's connection took it, and every other Agent was refused.
+  const { ingest, client } = await start(t, {}, { tcp: { maxConnections: 3, reservedForKnownSources: 2 } });
+  const idle = exportStream(client());
+  await until('the first Agent connected', () => ingest.stats().streamSessions === 1 || undefined);
+  const second = exportStream(client());
+  second.call.write(request(0, 2));
+  second.call.end();
+  assert.equal((await second.done).code, grpc.status.OK, 'the second Agent got in while the first held its stream without a Flow');
+  await until('the two flows written', () => ingest.stats().written === 2);
+  idle.call.end();
+  assert.equal((await idle.done).code, grpc.status.OK);
+});

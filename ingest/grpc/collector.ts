@@ -13,6 +13,7 @@ import { type Http2Server, type ServerHttp2Session, constants as h2 } from 'node
 import { type Server, type ServerReadableStream, type sendUnaryData, type ServiceDefinition } from '@grpc/grpc-js';
 import * as grpc from '@grpc/grpc-js';
 import { ConnectionAdmission } from '../../lib/listeners/admission.js';
+import { exporterAddress } from '../../lib/listeners/address.js';
 import { type CappedLabel } from '../../lib/telemetry/capped-label.js';
 import { type StreamListener } from '../../lib/listeners/tcp.js';
 import { type TlsMaterialSource } from '../../lib/listeners/tls.js';
@@ -145,6 +146,11 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
     },
     {
       connection(socket) {
+        // The handshake verified a client certificate of the collector's CA, stronger proof than any valid
+        // message: the Agent is known from now on. Agents hold their stream open until they have a flow to
+        // send, so a whole cluster's Agents reconnecting at once would otherwise fill the slots for unknown
+        // addresses and keep the rest out (5,000 gRPC Agents: 4,096 got in).
+        admission.trust(exporterAddress(socket.remoteAddress ?? ''));
         stats.connections++;
         grpcMetrics.connections.inc();
         ingestMetrics.connections.inc({ transport: 'grpc' });

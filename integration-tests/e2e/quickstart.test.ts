@@ -20,24 +20,14 @@ import { DELTA_COUNTERS, type DeltaCounter } from '../../simulate/counters.js';
 import { type FlowSums } from '../../simulate/ledger.js';
 import { type SimulationReport } from '../../simulate/report.js';
 import { type Line, lineTuple, readFlowLog, tupleKey } from '../harness/flow-log.js';
-import { metricLines, recordMetrics, type Run, startRun as startFlowaggRun, stopRun } from '../harness/flowagg-run.js';
+import { EPHEMERAL_RUN_ENV, metricLines, recordMetrics, type Run, startRun as startFlowaggRun, stopRun } from '../harness/flowagg-run.js';
 import { runTool } from '../harness/tools.js';
 
 const CLI = join(import.meta.dirname, '../../bin/flowagg.js');
-const ENV = {
-  FLOWAGG_CFG_INGEST_PORT: '0',
-  FLOWAGG_CFG_INGEST_NETFLOW_PORT: '0',
-  FLOWAGG_CFG_INGEST_GRPC_PORT: '0',
-  FLOWAGG_CFG_APISERVER_APIPORT: '0',
-  FLOWAGG_CFG_KUBERNETES_ENABLE: 'false',
-  FLOWAGG_CFG_ACTIVEFLOWRECORDTIMEOUT: '3s',
-  FLOWAGG_CFG_INACTIVEFLOWRECORDTIMEOUT: '4s',
-  FLOWAGG_CFG_PROCESSOR_IDLEWATERMARKADVANCE: '5s',
-};
 const SIDES = ['FromSourceNode', 'FromDestinationNode'] as const;
 const isText = (v: unknown) => typeof v === 'string' && v !== '';
 
-const startRun = (dir: string): Promise<Run> => startFlowaggRun(dir, { env: ENV });
+const startRun = (dir: string): Promise<Run> => startFlowaggRun(dir, { env: EPHEMERAL_RUN_ENV });
 
 /** Per flow tuple, each side's sums of the four delta counters. */
 type SideSums = Record<(typeof SIDES)[number], Record<DeltaCounter, number>>;

@@ -21,19 +21,11 @@ import { readLogApi, remoteAdmin } from '../../lib/log/admin-api.js';
 import { until } from '../../lib/testing/until.js';
 import { type FlowSums } from '../../simulate/ledger.js';
 import { type SimulationReport } from '../../simulate/report.js';
-import { recordMetrics, startRun, stopRun } from '../harness/flowagg-run.js';
+import { EPHEMERAL_RUN_ENV, recordMetrics, startRun, stopRun } from '../harness/flowagg-run.js';
 import { CHROMIUM, findExecutable, requireTools, runTool } from '../harness/tools.js';
 
 const CLI = join(import.meta.dirname, '../../bin/flowagg.js');
 const SCREENSHOTS = join(import.meta.dirname, '../../test-output/explorer');
-const ENV = {
-  FLOWAGG_CFG_INGEST_PORT: '0',
-  FLOWAGG_CFG_INGEST_GRPC_PORT: '0',
-  FLOWAGG_CFG_APISERVER_APIPORT: '0',
-  FLOWAGG_CFG_KUBERNETES_ENABLE: 'false',
-  FLOWAGG_CFG_ACTIVEFLOWRECORDTIMEOUT: '3s',
-  FLOWAGG_CFG_INACTIVEFLOWRECORDTIMEOUT: '4s',
-};
 
 /** An address as the explorer prints it (RFC 5952 for IPv6), whatever form the report gives. */
 const canonical = (address: string) => (address.includes(':') ? new URL(`http://[${address}]/`).hostname.slice(1, -1) : address);
@@ -100,7 +92,7 @@ test('flow explorer: every view in Chromium shows what the simulator sent, asks 
   if (!requireTools(t, CHROMIUM)) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   const dir = mkdtempSync(join(tmpdir(), 'flowagg-explorer-'));
-  const run = await startRun(dir, { env: ENV });
+  const run = await startRun(dir, { env: EPHEMERAL_RUN_ENV });
   t.after(() => { if (run.child.process.exitCode === null) run.child.process.kill('SIGKILL'); });
   const origin = `http://127.0.0.1:${run.httpPort}`;
 

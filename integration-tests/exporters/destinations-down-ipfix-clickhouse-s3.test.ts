@@ -30,7 +30,7 @@ import { UNREACHABLE_SINCE } from '../../app/cli/testing/export-until.js';
 import { clickHouseForTests } from '../harness/clickhouse.js';
 import { startTcpCollector, type StreamCollector } from '../harness/collector.js';
 import { type Line, readFlowLog, sumsByFlow } from '../harness/flow-log.js';
-import { metricLines, readyzOf, recordMetrics, type Run, startRun, stopRun } from '../harness/flowagg-run.js';
+import { EPHEMERAL_RUN_ENV, metricLines, readyzOf, recordMetrics, type Run, startRun, stopRun } from '../harness/flowagg-run.js';
 import { OutageProxy, outageMs } from '../harness/outage-proxy.js';
 import { readBucketLines, s3ForTests, TEST_S3_CREDENTIALS } from '../harness/s3.js';
 import { runTool } from '../harness/tools.js';
@@ -40,13 +40,7 @@ const { server: clickhouse, skip: noClickHouse } = clickHouseForTests();
 const { endpoint: s3Endpoint, skip: noS3 } = s3ForTests();
 const COUNTERS = ['packetDeltaCount', 'octetDeltaCount', 'reversePacketDeltaCount', 'reverseOctetDeltaCount', 'packetTotalCount', 'octetTotalCount'];
 const ENV = {
-  FLOWAGG_CFG_INGEST_PORT: '0',
-  FLOWAGG_CFG_INGEST_GRPC_PORT: '0',
-  FLOWAGG_CFG_APISERVER_APIPORT: '0',
-  FLOWAGG_CFG_KUBERNETES_ENABLE: 'false',
-  FLOWAGG_CFG_ACTIVEFLOWRECORDTIMEOUT: '3s',
-  FLOWAGG_CFG_INACTIVEFLOWRECORDTIMEOUT: '4s',
-  FLOWAGG_CFG_PROCESSOR_IDLEWATERMARKADVANCE: '5s',
+  ...EPHEMERAL_RUN_ENV,
   AWS_ACCESS_KEY_ID: TEST_S3_CREDENTIALS.accessKeyId,
   AWS_SECRET_ACCESS_KEY: TEST_S3_CREDENTIALS.secretAccessKey,
 };

@@ -21,6 +21,17 @@ export interface Run extends Started {
   readonly tcpPort: number;
 }
 
+/** Every port the OS's choice and short flow timeouts: a run the tests can start side by side and see export soon. */
+export const EPHEMERAL_RUN_ENV: Readonly<NodeJS.ProcessEnv> = {
+  FLOWAGG_CFG_INGEST_PORT: '0',
+  FLOWAGG_CFG_INGEST_NETFLOW_PORT: '0',
+  FLOWAGG_CFG_INGEST_GRPC_PORT: '0',
+  FLOWAGG_CFG_APISERVER_APIPORT: '0',
+  FLOWAGG_CFG_KUBERNETES_ENABLE: 'false',
+  FLOWAGG_CFG_ACTIVEFLOWRECORDTIMEOUT: '3s',
+  FLOWAGG_CFG_INACTIVEFLOWRECORDTIMEOUT: '4s',
+};
+
 interface StartOptions {
   /** Adds FLOWAGG_CFG_ overrides and the like. */
   readonly env?: NodeJS.ProcessEnv;

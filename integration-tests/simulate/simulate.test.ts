@@ -105,6 +105,7 @@ test('flowagg simulate over UDP, TCP, TLS and gRPC: every record it reports sent
     assert.equal(exitCode, 0, `${report.transport}: exit 0; stderr:\n${stderr.slice(-1500)}`);
     assert.ok(report.records.sent > 300, `${report.transport}: ${report.records.sent} records sent`);
     assert.equal(report.records.lost, 0);
+    assert.equal(new Set(report.nodes.map((n) => n.sourceAddress)).size, 4, `${report.transport}: every Node from an address of its own`);
     assert.match(stderr, new RegExp(`^simulate: 4 Nodes connected over ${report.transport} to 127\\.0\\.0\\.1:\\d+`, 'm'));
     assert.match(stderr, /^simulate \ds, [\d,]+ records sent, [\d,]+\/s \(target [\d,]+\/s\), 4\/4 Nodes connected/m, 'a progress line every second');
   }

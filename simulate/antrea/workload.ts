@@ -6,8 +6,9 @@
 //   w.flow(i)                          // flow i: its kind, endpoints, and what its records add up to
 //
 // The cluster: N Nodes (node-0 … node-N-1, Node IPs 192.168.0.i, observation domain = FNV-1 of the Node
-// name as Antrea's agent computes it), P Pods per Node (IPv4 10.a.b.c from the Node's Pod CIDR, IPv6
-// fd00:10::/32), a handful of Services and external hosts.
+// name as Antrea's agent computes it), P Pods per Node (IPv4 from the Node's Pod CIDR in 10.0.0.0/8, a
+// /24 as Antrea's default or larger for more Pods, the gateway at .1; IPv6 fd00:10::/32), a handful of
+// Services and external hosts.
 // The flows, M concurrent ones, of every kind in a fixed mix (override with `mix`):
 //   intraNode     both Pods on one Node, reported by it alone, both sides named
 //   interNode     Pods on two Nodes, each Node reporting its half (source half: source Pod named and
@@ -31,12 +32,12 @@ export const FLOW_KINDS = ['intraNode', 'interNode', 'toExternal', 'fromExternal
 export type FlowKind = (typeof FLOW_KINDS)[number];
 
 export interface WorkloadOptions {
-  /** Nodes in the cluster, at most 4096. */
+  /** Nodes in the cluster, at most 65,536 (and at most 2^24 addresses of Pod CIDRs in all). */
   readonly nodes: number;
   /**
    * The number of the first Node: node-<firstNode> … (with its Node IP, Pod CIDR and observation domain), so
    * that several workloads (simulators) sending to one collector each have Nodes and flows of their own.
-   * Default 0; firstNode + nodes is at most 4096.
+   * Default 0; firstNode + nodes is at most MAX_NODES.
    */
   readonly firstNode?: number;
   /** Pods per Node, at most 4096. Default 200. */
@@ -183,13 +184,31 @@ export interface Workload {
   records(from?: number, to?: number): Generator<AgentRecord>;
 }
 
+/** Node IPs 192.168.x.y: a Node per address of the /16. */
+export const MAX_NODES = 65_536;
+/** 10.0.0.0, the Pod network, as a number. */
+const POD_NETWORK = 10 * 2 ** 24;
+
+/** A Node's Pod CIDR: a /24 (Antrea's default), or the smallest larger block that holds its Pods, the network address and the gateway. */
+function podCidrSize(podsPerNode: number): number {
+  let size = 256;
+  while (size < podsPerNode + 2) size *= 2;
+  return size;
+}
+
+const ipv4Text = (n: number) => `${Math.floor(n / 2 ** 24)}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+
 export function antreaWorkload(input: WorkloadOptions): Workload {
   const options = {
     podsPerNode: 200, recordsPerHalf: 5, exportIntervalS: 5, ipv6Share: 0.1, startTime: 1_700_000_000, seed: 1, ...input, firstNode: input.firstNode ?? 0,
     mix: { ...DEFAULT_MIX, ...input.mix },
   };
   const first = options.firstNode;
-  if (options.nodes < 1 || first < 0 || first + options.nodes > 4096 || options.podsPerNode < 1 || options.podsPerNode > 4096) throw new RangeError('antreaWorkload: 1..4096 Nodes (numbered below 4096) and Pods per Node');
+  if (options.nodes < 1 || first < 0 || first + options.nodes > MAX_NODES || options.podsPerNode < 1 || options.podsPerNode > 4096) {
+    throw new RangeError(`antreaWorkload: 1..${MAX_NODES} Nodes (numbered below ${MAX_NODES}), 1..4096 Pods per Node`);
+  }
+  const cidrSize = podCidrSize(options.podsPerNode);
+  if ((first + options.nodes) * cidrSize > 2 ** 24) throw new RangeError(`antreaWorkload: ${first + options.nodes} Pod CIDRs of ${cidrSize} addresses do not fit in 10.0.0.0/8`);
   const nodes: AgentNode[] = Array.from({ length: options.nodes }, (_, i) => ({
     index: i, name: `node-${first + i}`, address: `192.168.${(first + i) >> 8}.${(first + i) & 255}`, observationDomainId: fnv1(`node-${first + i}`),
   }));
@@ -199,8 +218,8 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
   const cumulative = weights.map((_, i) => weights.slice(0, i + 1).reduce((a, b) => a + b, 0) / sum);
   // Of the Node at `index` in `nodes`: its Pod CIDR and names follow its number, first + index.
   const podAddress = (family: 4 | 6, index: number, pod: number, node = first + index) =>
-    family === 4 ? `10.${node >> 4}.${((node & 15) << 4) | (pod >> 8)}.${pod & 255}` : `fd00:10:0:${node.toString(16)}::${(pod + 1).toString(16)}`;
-  const gateway = (family: 4 | 6, index: number, node = first + index) => (family === 4 ? `10.${node >> 4}.${(node & 15) << 4}.1` : `fd00:10:0:${node.toString(16)}::ffff`);
+    family === 4 ? ipv4Text(POD_NETWORK + node * cidrSize + 2 + pod) : `fd00:10:0:${node.toString(16)}::${(pod + 1).toString(16)}`;
+  const gateway = (family: 4 | 6, index: number, node = first + index) => (family === 4 ? ipv4Text(POD_NETWORK + node * cidrSize + 1) : `fd00:10:0:${node.toString(16)}::ffff`);
   const podName = (index: number, pod: number, node = first + index) => `app-${(pod % 37).toString(36)}-7d9f8c6b5-${node.toString(36)}x${pod.toString(36).padStart(3, '0')}`;
 
   const plans = new Map<number, FlowPlan>();

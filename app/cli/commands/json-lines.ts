@@ -3,6 +3,7 @@
 // Building a string per record and encoding it cost more than decoding the record (V8 keeps a
 // concatenated line as a rope that must be flattened, then encoded); this way `flowagg decode` prints
 // faster than ipfixDump. decode-format.ts's jsonLine is the reference the output is tested against.
+import { putAscii, putUint32 } from '../../../lib/ascii-bytes.js';
 import { compileFunction } from '../../../lib/ipfix/codegen.js';
 import { type DataRecord, type FieldValue, type Template } from '../../../lib/ipfix/types.js';
 import { repeatedIn, valueToJson } from '../../../lib/ipfix/json.js';
@@ -13,23 +14,6 @@ const CAPACITY = 1 << 20;
 const PIECE = 320;
 
 type Write = (w: JsonLinesWriter, b: Buffer, p: number, v: readonly FieldValue[]) => number;
-
-function putAscii(b: Buffer, p: number, s: string): number {
-  return p + b.write(s, p, 'latin1');
-}
-
-/** Most counters, ports and timestamps: a uint32, digit by digit with 32-bit integer arithmetic. */
-function putUint32(b: Buffer, p: number, n: number): number {
-  const digits = n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10000 ? 4 : n < 100000 ? 5 : n < 1000000 ? 6 : n < 10000000 ? 7 : n < 100000000 ? 8 : n < 1000000000 ? 9 : 10;
-  let q = p + digits;
-  let x = n;
-  do {
-    const d = (x / 10) >>> 0;
-    b[--q] = 48 + x - d * 10;
-    x = d;
-  } while (x > 0);
-  return p + digits;
-}
 
 /** Any other number as JSON spells it; integers above 2^53 arrive as bigints and become decimal strings. */
 function putNumeric(b: Buffer, p: number, v: FieldValue): number {

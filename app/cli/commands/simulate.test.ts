@@ -11,8 +11,8 @@ import { parseTarget, simulationOptions } from './simulate.js';
 test('a command line that cannot work exits 2 before anything connects, saying what to change', async () => {
   const cases: [string[], RegExp][] = [
     [['--transport', 'sctp'], /--transport sctp: one of udp, tcp, tls, grpc/],
-    [['--nodes', '0'], /--nodes 0: an integer from 1 to 4,096 is needed/],
-    [['--nodes', 'six'], /--nodes six: an integer from 1 to 4,096 is needed/],
+    [['--nodes', '0'], /--nodes 0: an integer from 1 to 65,536 is needed/],
+    [['--nodes', 'six'], /--nodes six: an integer from 1 to 65,536 is needed/],
     [['--flows', '1.5'], /--flows 1\.5: an integer from 1 to 10,000,000/],
     [['--ipv6-share', '2'], /--ipv6-share 2: a number from 0 to 1 is needed/],
     [['--duration', 'soon'], /--duration soon: a duration of at least 0\.001s is needed \(examples: 10s, 5m, 1h30m\)/],
@@ -61,5 +61,5 @@ test('targets: HOST:PORT, [IPv6]:PORT, a host alone on the transport\'s port; de
   assert.equal(simulationOptions(args({ transport: 'udp', 'shared-source': true, 'template-refresh': '30s' })).templateRefreshMs, 30_000);
   assert.equal(simulationOptions(args({ transport: 'udp', 'shared-source': true })).bindLoopback, false);
   assert.equal(simulationOptions(args({ nodes: '3', 'first-node': '6' })).shape.workload.firstNode, 6);
-  assert.throws(() => simulationOptions(args({ nodes: '10', 'first-node': '4090' })), /--first-node 4090 with 10 Nodes: Nodes are numbered below 4096/);
+  assert.throws(() => simulationOptions(args({ nodes: '10', 'first-node': '65530' })), /--first-node 65530 with 10 Nodes: Nodes are numbered below 65536/);
 });

@@ -2,6 +2,7 @@
 // line on stderr and, at the end, what was sent on stdout: the demo against `flowagg run`, the load
 // generator of the benchmarks, the driver of the end-to-end tests.
 import { parseDuration } from '../../../lib/config/types.js';
+import { MAX_NODES } from '../../../simulate/antrea/workload.js';
 import { shapeOf } from '../../../simulate/plan.js';
 import { type Progress, progressLine, shortfalls, summaryText } from '../../../simulate/report.js';
 import { SIMULATE_TRANSPORTS, type SimulateTransport, simulate, type SimulationOptions } from '../../../simulate/simulation.js';
@@ -37,9 +38,9 @@ Where to:
                          ${DEFAULT_SERVER_NAME}, the name Agents use)
 
 What:
-  --nodes N              Nodes, 1 to 4096 (default 6)
+  --nodes N              Nodes, 1 to 65,536 (default 6)
   --first-node K         the first Node is node-K (default 0): several simulators against one collector,
-                         each with Nodes, addresses and flows of its own (K + N at most 4096)
+                         each with Nodes, addresses and flows of its own (K + N at most 65,536)
   --flows M              concurrent flows (default: what --rate needs, else 1000)
   --rate R               records a second, at most (default: what the flows give, M × reporting Nodes
                          per flow / export interval). Records more than an interval behind are skipped,
@@ -115,9 +116,9 @@ export function simulationOptions(args: ParsedArgs): SimulationOptions {
   if (transport !== 'udp' && stringOption(args, 'template-refresh') !== undefined) throw new UsageError('--template-refresh is for --transport udp (TCP and TLS send the templates once per connection)');
   const intervalMs = duration(args, 'export-interval', 1000) ?? 5000;
   if (intervalMs % 1000 !== 0) throw new UsageError(`--export-interval ${stringOption(args, 'export-interval')}: whole seconds are needed (flow records carry seconds)`);
-  const nodes = number(args, 'nodes', 1, 4096, true) ?? 6;
-  const firstNode = number(args, 'first-node', 0, 4095, true) ?? 0;
-  if (firstNode + nodes > 4096) throw new UsageError(`--first-node ${firstNode} with ${nodes} Nodes: Nodes are numbered below 4096`);
+  const nodes = number(args, 'nodes', 1, MAX_NODES, true) ?? 6;
+  const firstNode = number(args, 'first-node', 0, MAX_NODES - 1, true) ?? 0;
+  if (firstNode + nodes > MAX_NODES) throw new UsageError(`--first-node ${firstNode} with ${nodes} Nodes: Nodes are numbered below ${MAX_NODES}`);
   const shaped = shapeOf({
     nodes, firstNode, flows: number(args, 'flows', 1, 10_000_000, true), rate: number(args, 'rate', 0.001, 10_000_000, false),
     recordsPerFlow: number(args, 'records-per-flow', 1, 1000, true) ?? 5, exportIntervalS: intervalMs / 1000,

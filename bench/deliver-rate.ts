@@ -1,0 +1,26 @@
+// Delivering batches straight to an exporter, as the runner hands them over (framed FlowRecord values,
+// each already scanned once by the runner): what the row and flow log benchmarks measure.
+import { type Exporter } from '../exporters/types.js';
+import { aggregatedRecord, exportedRecords, testValues } from '../exporters/testing/records.js';
+import { measure } from './types.js';
+
+/** Delivers batches of `size` records (offsets advancing, so each is new) for ~minMs; records/s and records per CPU-second. */
+export async function deliverRate(exporter: Exporter, size: number, minMs = 4000): Promise<{ rate: number; perCpu: number }> {
+  const template = exportedRecords(Array.from({ length: size }, (_, i) => aggregatedRecord(i)), 0);
+  const signal = new AbortController().signal;
+  let offset = 0;
+  let records = 0;
+  const batch = () => {
+    const b = { id: `flows.processed/0/${offset}-${offset + size - 1}`, topic: 'flows.processed', partition: 0, firstOffset: offset, lastOffset: offset + size - 1, records: template.map(({ value }, i) => ({ offset: offset + i, value })), values: testValues };
+    offset += size;
+    return b;
+  };
+  await exporter.deliver(batch(), signal); // the first batch of a partition since start may be looked up first
+  const c0 = process.cpuUsage();
+  const rate = await measure(async () => {
+    await exporter.deliver(batch(), signal);
+    records += size;
+  }, size, minMs, 1000);
+  const c = process.cpuUsage(c0);
+  return { rate, perCpu: records / ((c.user + c.system) / 1e6) };
+}
