@@ -199,7 +199,7 @@ export class PartitionWorker implements PartitionBacklog {
       this.#recut = undefined;
       const batch = this.#batchOf(raw);
       this.#inFlightSince = raw[0]!.timestamp;
-      if (recut) this.#deps.metrics.redelivered(batch.records.length);
+      if (recut) this.#redelivering(batch, 'its range was recorded before a restart or a rebalance');
       else if (!(await this.#persist(() => this.#deps.intents.record(batch), 'record the batch range'))) return;
       if (batch.records.length > 0 && !(await this.#deliver(batch))) return;
       if (!(await this.#persist(() => this.#deps.control.commit(this.#tp, batch.lastOffset + 1), 'commit'))) return;
@@ -278,7 +278,7 @@ export class PartitionWorker implements PartitionBacklog {
     let mayHaveDelivered = false;
     while (true) {
       this.#state = { kind: 'delivering', batch: batch.id };
-      if (mayHaveDelivered) this.#deps.metrics.redelivered(batch.records.length);
+      if (mayHaveDelivered) this.#redelivering(batch, 'the failed attempt may have reached the destination');
       const started = this.#deps.now();
       try {
         await this.#deps.exporter.deliver(batch, this.#abort.signal);
@@ -303,6 +303,12 @@ export class PartitionWorker implements PartitionBacklog {
         if (!(await sleep(delayMs, this.#abort.signal))) return false;
       }
     }
+  }
+
+  /** Counted and logged (not sampled): the duplicates a destination without deduplication may hold are these. */
+  #redelivering(batch: ExportBatch, why: string): void {
+    this.#deps.metrics.redelivered(batch.records.length);
+    this.#deps.logger.info({ batch: batch.id, records: batch.records.length, why }, 'delivering a batch again');
   }
 
   #setState(state: WorkerState): void {

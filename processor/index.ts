@@ -36,6 +36,8 @@ import { AggregateWork, type PartitionWork, ProxyWork, type WorkDeps } from './w
 /** processor.state segments roll at this size, so that compaction keeps the changelog near the live state. */
 const CHANGELOG_SEGMENT_BYTES = 64 * 2 ** 20;
 const REBUILD_BACKOFF: BackoffPolicy = { initialMs: 100, maxMs: 30_000 };
+/** kafkajs's heartbeat interval: by then a consumer whose partition moved in a rebalance has been told. */
+const FENCED_REOPEN_DELAY_MS = 3000;
 
 export interface ProcessorDeps {
   readonly log: MessageLog;
@@ -103,6 +105,12 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   };
   const workDeps: WorkDeps = { scanner: new FlowRecordScanner(deps.inputFraming?.kind === 'confluent' ? deps.inputFraming.schemaId : undefined), metadata: metadataOptions, framing: deps.framing ?? { kind: 'single-object' }, logger, budget: section.commitRecords };
   const tasks = new Map<number, PartitionTask>();
+  /** Partitions whose task is being opened (at assignment, after a failed commit, or on a batch finding none). */
+  const opening = new Set<number>();
+  /** Opens in the background, which stop() ends and waits for. */
+  const reopening = new Set<Promise<void>>();
+  /** Aborted by stop() (and a failed start's release); new at each start. */
+  let stopping = new AbortController();
   /** Partitions whose final commit failed since stop() began (revoked ones included). */
   const unfinished = new Set<number>();
   /** Counters of tasks already gone, plus what live tasks reported last. */
@@ -185,30 +193,52 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
    * Opens a partition's task, retrying with a backoff while the log fails (the consumer redelivers the
    * partition's batches meanwhile, refused until the task exists).
    */
-  async function open(partition: number, delayFirst: boolean): Promise<void> {
-    const backoff = new Backoff(REBUILD_BACKOFF);
-    for (let attempt = 1; lifecycle.state === 'running' || lifecycle.state === 'starting'; attempt++) {
-      if (delayFirst || attempt > 1) await sleep(backoff.next());
-      if (!assigned(partition) || tasks.has(partition)) return;
-      try {
-        tasks.set(partition, await openTask(partition));
-        metrics.partitions.set(tasks.size);
-        return;
-      } catch (err) {
-        logger.error({ partition, attempt, err }, 'could not open the partition (restore or offsets failed); retrying');
+  function open(partition: number, firstDelayMs: number | 'backoff'): Promise<void> {
+    const opened = reopen(partition, firstDelayMs);
+    reopening.add(opened);
+    void opened.finally(() => reopening.delete(opened));
+    return opened;
+  }
+
+  async function reopen(partition: number, firstDelayMs: number | 'backoff'): Promise<void> {
+    if (opening.has(partition)) return;
+    opening.add(partition);
+    try {
+      const backoff = new Backoff(REBUILD_BACKOFF);
+      for (let attempt = 1; ; attempt++) {
+        if (!(await sleep(attempt === 1 && firstDelayMs !== 'backoff' ? firstDelayMs : backoff.next(), stopping.signal))) return;
+        if (!assigned(partition) || tasks.has(partition)) return;
+        try {
+          const task = await openTask(partition);
+          // Opened while the processor stopped: nothing will close it but this (its producer would hold the process).
+          if (stopping.signal.aborted) {
+            await task.close(false);
+            return;
+          }
+          tasks.set(partition, task);
+          metrics.partitions.set(tasks.size);
+          return;
+        } catch (err) {
+          logger.error({ partition, attempt, err }, 'could not open the partition (restore or offsets failed); retrying');
+        }
       }
+    } finally {
+      opening.delete(partition);
     }
   }
 
   async function assign(partitions: readonly TopicPartition[]): Promise<void> {
     for (const tp of partitions) {
       if (tp.topic !== topics.flowsRaw) continue;
+      opening.add(tp.partition);
       try {
         tasks.set(tp.partition, await openTask(tp.partition));
       } catch (err) {
         logger.error({ partition: tp.partition, err }, 'could not open the partition (restore or offsets failed); retrying');
-        void open(tp.partition, true);
+      } finally {
+        opening.delete(tp.partition);
       }
+      if (!tasks.has(tp.partition)) void open(tp.partition, 'backoff');
     }
     metrics.partitions.set(tasks.size);
     logger.info({ partitions: [...tasks.keys()] }, 'partitions assigned');
@@ -243,15 +273,21 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     await task.close(false);
     report(task.work);
     if (isFlowaggError(task.failure, LOG_PRODUCER_FENCED)) {
-      logger.warn({ partition: task.partition }, 'another instance took this partition over (our producer was fenced); leaving it to the rebalance');
+      logger.warn({ partition: task.partition }, 'another instance took this partition over (our producer was fenced); leaving it to the rebalance (opened again if the partition stays ours)');
       return;
     }
-    await open(task.partition, true);
+    await open(task.partition, 'backoff');
   }
 
   async function eachBatch(batch: Batch): Promise<void> {
     const task = tasks.get(batch.partition);
-    if (task === undefined) throw new FlowaggError(PROCESSOR_STATE, `a batch of ${batch.topic}-${batch.partition}, which has no task yet (being opened or rebuilt)`);
+    if (task === undefined) {
+      // A batch of a partition assigned to us with no task: being opened, or fenced and then left to a
+      // rebalance that kept the partition here (so no assignment opens it again): open it, after the
+      // time the consumer takes to learn of a rebalance, so that a partition moving away is not taken back.
+      void open(batch.partition, FENCED_REOPEN_DELAY_MS);
+      throw new FlowaggError(PROCESSOR_STATE, `a batch of ${batch.topic}-${batch.partition}, which has no task yet (being opened or rebuilt)`);
+    }
     try {
       await task.processBatch(batch.records);
     } catch (err) {
@@ -302,6 +338,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   }
 
   async function start(): Promise<void> {
+    stopping = new AbortController();
     for (const warning of timeouts.warnings) logger.warn(warning);
     await ensureTopics();
     reader = deps.log.reader();
@@ -316,6 +353,8 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   /** After a failed start: whatever the consumer's stop does, the reader is closed. */
   async function release(): Promise<void> {
     stopTicking();
+    stopping.abort();
+    await Promise.all(reopening);
     await consumer?.stop().finally(() => reader?.close());
   }
 
@@ -323,6 +362,8 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   async function stop(): Promise<void> {
     stopTicking();
     unfinished.clear();
+    stopping.abort();
+    await Promise.all(reopening);
     // Leaving the group revokes (and so closes) the tasks; a consumer that failed may not, nor stop cleanly.
     const consumerStop = await consumer?.stop().then(() => undefined, (err: unknown) => err);
     await Promise.all([...tasks.values()].map(closeTask));

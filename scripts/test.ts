@@ -72,9 +72,12 @@ if (!unitOnly && files.some(isFunctional)) {
     await kafka.stop();
   };
 }
-/** Starts a service for the run when a functional test whose path names it is selected. */
+/** Tests that need a service their path does not name: the chaos test's destinations include ClickHouse. */
+const ALSO_NEEDED_BY: Readonly<Record<string, readonly string[]>> = { clickhouse: ['integration-tests/chaos/'] };
+/** Starts a service for the run when a functional test whose path names it (or needs it) is selected. */
 async function withService(name: string, start: () => Promise<{ env: Record<string, string>; source: string; stop: () => Promise<void> }>): Promise<void> {
-  if (unitOnly || !files.some((f) => isFunctional(f) && f.includes(name))) return;
+  const needs = (f: string) => f.includes(name) || (ALSO_NEEDED_BY[name] ?? []).some((folder) => f.startsWith(folder));
+  if (unitOnly || !files.some((f) => isFunctional(f) && needs(f))) return;
   const service = await start();
   Object.assign(env, service.env);
   const stopOthers = stopServices;

@@ -6,6 +6,8 @@ import { ratePlan, type RatePlan } from './rate-plan.js';
 
 export interface ShapeOptions {
   readonly nodes: number;
+  /** The number of the first Node (workload.ts). */
+  readonly firstNode: number;
   readonly flows?: number | undefined;
   readonly rate?: number | undefined;
   readonly recordsPerFlow: number;
@@ -16,7 +18,7 @@ export interface ShapeOptions {
 
 export interface Shape extends RatePlan {
   /** The workload's options but its start time, which is the simulation's. */
-  readonly workload: Required<Pick<WorkloadOptions, 'nodes' | 'flows' | 'recordsPerHalf' | 'exportIntervalS' | 'ipv6Share' | 'seed'>>;
+  readonly workload: Required<Pick<WorkloadOptions, 'nodes' | 'firstNode' | 'flows' | 'recordsPerHalf' | 'exportIntervalS' | 'ipv6Share' | 'seed'>>;
   /** The rate the token bucket lets out: the target, or 5% above what the flows give, to catch up after a stall. */
   readonly bucketRate: number;
 }
@@ -24,7 +26,7 @@ export interface Shape extends RatePlan {
 const SAMPLE_FLOWS = 4096;
 
 export function shapeOf(o: ShapeOptions): { ok: true; shape: Shape } | { ok: false; error: string } {
-  const base = { nodes: o.nodes, recordsPerHalf: o.recordsPerFlow, exportIntervalS: o.exportIntervalS, ipv6Share: o.ipv6Share, seed: o.seed };
+  const base = { nodes: o.nodes, firstNode: o.firstNode, recordsPerHalf: o.recordsPerFlow, exportIntervalS: o.exportIntervalS, ipv6Share: o.ipv6Share, seed: o.seed };
   const sample = antreaWorkload({ ...base, flows: Math.min(o.flows ?? SAMPLE_FLOWS, SAMPLE_FLOWS) });
   const reportersPerFlow = sample.recordCount / (sample.flowCount * o.recordsPerFlow);
   const planned = ratePlan({ flows: o.flows, rate: o.rate, exportIntervalS: o.exportIntervalS, reportersPerFlow });

@@ -36,13 +36,13 @@ test('flows and rate follow from each other: M flows × reporting Nodes / interv
 });
 
 test('a shape: the workload\'s own reporters per flow; the bucket 5% above the flows\' rate unless the rate caps it', () => {
-  const base = { nodes: 6, recordsPerFlow: 5, exportIntervalS: 5, ipv6Share: 0.1, seed: 1 };
+  const base = { nodes: 6, firstNode: 0, recordsPerFlow: 5, exportIntervalS: 5, ipv6Share: 0.1, seed: 1 };
   const s = shapeOf({ ...base, rate: 5000 });
   assert.ok(s.ok);
   assert.ok(s.shape.flows > 13_000 && s.shape.flows < 18_000, `${s.shape.flows} flows for 5000 records/s`);
   assert.ok(Math.abs(s.shape.natural - 5000) < 5000 * 0.02, `the flows give ${s.shape.natural}/s`);
   assert.equal(s.shape.bucketRate, s.shape.natural * 1.05);
-  assert.deepEqual(s.shape.workload, { ...{ nodes: 6, recordsPerHalf: 5, exportIntervalS: 5, ipv6Share: 0.1, seed: 1 }, flows: s.shape.flows });
+  assert.deepEqual(s.shape.workload, { ...{ nodes: 6, firstNode: 0, recordsPerHalf: 5, exportIntervalS: 5, ipv6Share: 0.1, seed: 1 }, flows: s.shape.flows });
   const capped = shapeOf({ ...base, flows: 2000, rate: 50 });
   assert.ok(capped.ok);
   assert.equal(capped.shape.bucketRate, 50);

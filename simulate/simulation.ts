@@ -99,7 +99,7 @@ export async function simulate(o: SimulationOptions, hooks: SimulationHooks = {}
   // take the Nodes' clock offsets (workload.ts); the schedule moves to when every Node is connected.
   const workload = antreaWorkload({ ...shape.workload, startTime: Math.floor(Date.now() / 1000) + 2 - interval });
   const nodes = workload.nodes;
-  const links = nodes.map((node, i) => linkFor(o, node, target, bind ? loopbackSource(i) : undefined));
+  const links = nodes.map((node, i) => linkFor(o, node, target, bind ? loopbackSource(shape.workload.firstNode + i) : undefined));
   const ledger = new Ledger(nodes.length, { perFlow: o.perFlow });
   // Laid out before connecting: that takes a while with many flows, and would hold up the handshakes.
   const schedule = new Schedule(workload);

@@ -3,7 +3,8 @@
 // in bursts (libuv reads up to 32 per wake-up) and each may cost up to tens of milliseconds (a 64 KB message of
 // templates); queued here, they are handled for at most `sliceMs` at a time, then the loop turns. The queue is
 // bounded in bytes: beyond `maxBytes`, new items are refused (the caller counts them), as the kernel would drop
-// them from a full socket buffer.
+// them from a full socket buffer. An item may be handled in parts: `run` returns what is left of it, which
+// runs next, in the same slice if time remains.
 export interface SlicedQueueOptions {
   readonly maxBytes: number;
   readonly sliceMs: number;
@@ -11,13 +12,14 @@ export interface SlicedQueueOptions {
 
 export class SlicedQueue<T> {
   readonly #opts: SlicedQueueOptions;
-  readonly #run: (item: T) => void;
-  readonly #items: { item: T; bytes: number }[] = [];
+  readonly #run: (item: T) => T | undefined;
+  readonly #items: { item: T; readonly bytes: number }[] = [];
   #head = 0;
   #bytes = 0;
   #scheduled = false;
 
-  constructor(opts: SlicedQueueOptions, run: (item: T) => void) {
+  /** `run` handles an item, or part of it and returns the rest. */
+  constructor(opts: SlicedQueueOptions, run: (item: T) => T | undefined) {
     this.#opts = opts;
     this.#run = run;
   }
@@ -42,9 +44,13 @@ export class SlicedQueue<T> {
     const until = performance.now() + this.#opts.sliceMs;
     while (this.#head < this.#items.length && performance.now() < until) {
       const entry = this.#items[this.#head]!;
+      const rest = this.#run(entry.item);
+      if (rest !== undefined) {
+        entry.item = rest;
+        continue;
+      }
       this.#items[this.#head++] = undefined as never;
       this.#bytes -= entry.bytes;
-      this.#run(entry.item);
     }
     if (this.#head === this.#items.length) {
       this.#items.length = 0;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type StreamCloseReason, type StreamReader, type StreamSink, readStream } from './stream.js';
+import { type MessageOutcome, type StreamCloseReason, type StreamReader, type StreamSink, readStream } from './stream.js';
 import { ConnectionAdmission } from '../../lib/listeners/admission.js';
 import { listenTcp } from '../../lib/listeners/tcp.js';
 import { until } from '../../lib/testing/until.js';
@@ -19,9 +19,12 @@ class FakeSink implements StreamSink {
   readonly closes: StreamCloseReason[] = [];
   throttled = false;
   #drained: (() => void)[] = [];
-  message(m: Buffer): string | undefined {
+  /** Fill 0xee: refused. Fill 0xcc: handled 20 bytes at a time (the rest comes back while 40 or more are left). */
+  message(m: Buffer): MessageOutcome {
     this.messages.push(Buffer.from(m));
-    return m[4] === 0xee ? 'poisoned message' : undefined;
+    if (m[4] === 0xee) return { kind: 'refused', reason: 'poisoned message' };
+    if (m[4] === 0xcc && m.length >= 40) return { kind: 'partly', rest: message(m.length - 20, 0xcc) };
+    return { kind: 'handled' };
   }
   whenDrained(cb: () => void): void {
     this.#drained.push(cb);
@@ -129,4 +132,15 @@ test('what an exporter sent before closing is still handled when the sink drains
   await until('the session to end', () => sink.closes.length === 1);
   assert.deepEqual(sink.messages, sent);
   assert.deepEqual(sink.closes, [{ kind: 'end' }]);
+});
+
+test('the rest of a message handled in part is handled before the next message', async (t) => {
+  const sink = new FakeSink();
+  const { listener, client } = await server(() => sink);
+  t.after(() => listener.close());
+  const c = await client();
+  c.write(Buffer.concat([message(100, 0xcc), message(30, 5)]));
+  await until('the parts and the next message', () => sink.messages.length === 6);
+  assert.deepEqual(sink.messages.map((m) => [m.length, m[4]]), [[100, 0xcc], [80, 0xcc], [60, 0xcc], [40, 0xcc], [20, 0xcc], [30, 5]]);
+  c.destroy();
 });

@@ -9,9 +9,15 @@ import { errorMessage } from '../../lib/errors.js';
 import { MessageFramer } from '../framing.js';
 import { type DeadlineKind, StreamDeadlines, type StreamTimeouts } from './deadlines.js';
 
+/** What handling a message came to: done, refused (the reason closes the connection), or done in part, with the rest to handle next. */
+export type MessageOutcome =
+  | { readonly kind: 'handled' }
+  | { readonly kind: 'refused'; readonly reason: string }
+  | { readonly kind: 'partly'; readonly rest: Buffer };
+
 export interface StreamSink {
-  /** Handles one message; a returned reason closes the connection (malformed input). */
-  message(message: Buffer): string | undefined;
+  /** Handles one message; a refusal closes the connection (malformed input). */
+  message(message: Buffer): MessageOutcome;
   /** True while new input must wait. */
   readonly throttled: boolean;
   /** Calls back once when the sink stops being throttled. */
@@ -52,6 +58,8 @@ export function readStream(socket: Socket, sink: StreamSink, opts: StreamOptions
   /** The exporter closed the connection: what it sent before is still handled, then the session ends. */
   let eof = false;
   let closedReason: StreamCloseReason | undefined;
+  /** What is left of a message handled in part: handled before the next message. */
+  let rest: Buffer | undefined;
 
   const close = (reason: StreamCloseReason) => {
     if (closedReason !== undefined) return;
@@ -89,22 +97,24 @@ export function readStream(socket: Socket, sink: StreamSink, opts: StreamOptions
           }
           return;
         }
-        const message = framer.next();
+        const message = rest ?? framer.next();
+        rest = undefined;
         if (message === undefined) {
           if (eof) close({ kind: 'end' });
           return;
         }
         messages++;
-        const rejected = sink.message(message);
-        if (rejected !== undefined) {
-          close({ kind: 'malformed', message: rejected });
+        const outcome = sink.message(message);
+        if (outcome.kind === 'refused') {
+          close({ kind: 'malformed', message: outcome.reason });
           return;
         }
+        if (outcome.kind === 'partly') rest = outcome.rest;
       }
     } catch (err) {
       close({ kind: 'malformed', message: errorMessage(err) });
     } finally {
-      deadlines.progressed(now(), messages, framer.buffered > 0);
+      deadlines.progressed(now(), messages, framer.buffered > 0 || rest !== undefined);
     }
   };
 
@@ -133,7 +143,7 @@ export function readStream(socket: Socket, sink: StreamSink, opts: StreamOptions
       return paused;
     },
     get buffered() {
-      return framer.buffered;
+      return framer.buffered + (rest?.length ?? 0);
     },
     checkDeadlines(at) {
       if (paused || closedReason !== undefined) return false;

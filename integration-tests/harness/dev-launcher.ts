@@ -1,6 +1,7 @@
 // Runs one of the local launchers in infra/dev (kafka, schema-registry, clickhouse, s3) for the tests and benchmarks,
 // each start in a state directory of its own, so that concurrent runs do not share one. The service runs
-// detached; if this process exits without stop() (a crash, process.exit), it is killed all the same.
+// detached; if this process exits without stop() (a crash, process.exit), it is killed all the same (the
+// processes its pid files name then: a test may have killed it and had the launcher start it again).
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -24,6 +25,10 @@ export interface LaunchedService {
   readonly address: string;
   /** The launcher's state directory, for the files it leaves there (TLS files, further addresses). */
   readonly state: string;
+  /** Sends `signal` to the service's processes (those its pid files name now). */
+  signal(signal: NodeJS.Signals): void;
+  /** Runs another command of the launcher on this state directory (kafka: `resume`); resolves with its stdout. */
+  command(name: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -40,21 +45,25 @@ export async function startDevLauncher(launcher: DevLauncher, log: (line: string
     await rm(state, { recursive: true, force: true });
     throw new Error(`infra/dev/${launcher.name} start failed: ${stderr.trim() || (err as Error).message}`, { cause: err });
   }
-  const pids = launcher.pidFiles.map((f) => Number(readFileSync(join(state, f), 'utf8')));
-  const killOnExit = () => {
-    for (const pid of pids) {
+  const signal = (sig: NodeJS.Signals) => {
+    for (const file of launcher.pidFiles) {
       try {
-        process.kill(pid, 'SIGKILL');
+        process.kill(Number(readFileSync(join(state, file), 'utf8')), sig);
       } catch {
-        // already gone
+        // no pid file, or already gone
       }
     }
+  };
+  const killOnExit = () => {
+    signal('SIGKILL');
     rmSync(state, { recursive: true, force: true });
   };
   process.once('exit', killOnExit);
   return {
     address: stdout.trim().split('\n').pop() ?? '',
     state,
+    signal,
+    command: async (name) => (await run(script, [name], { env, maxBuffer: 16 * 2 ** 20 })).stdout,
     stop: async () => {
       process.off('exit', killOnExit);
       await run(script, ['stop'], { env }).catch((err: unknown) => log(`stopping infra/dev/${launcher.name} failed: ${(err as Error).message}`));

@@ -30,13 +30,30 @@ async function fromTestcontainers(log: (line: string) => void): Promise<KafkaBro
   return { brokers: container.brokers, saslBrokers: container.saslBrokers, source: 'testcontainers', stop: container.stop };
 }
 
-async function fromLocalLauncher(log: (line: string) => void): Promise<KafkaBroker> {
+/** A broker that its test may kill and bring back: the whole of the chaos tests' broker. */
+export interface RestartableKafka extends KafkaBroker {
+  /** The broker's log directories, one per topic-partition. */
+  readonly dataDir: string;
+  /** SIGKILL to the broker's JVM. */
+  kill(): void;
+  /** Starts the killed broker again on its ports and its data, resolving once it answers. */
+  resume(): Promise<void>;
+}
+
+/**
+ * A broker of the caller's own from the local launcher, which can bring a killed broker back on its data
+ * (`infra/dev/kafka resume`). Not from Testcontainers: the image formats a fresh log at every start.
+ */
+export async function startRestartableKafka(log: (line: string) => void): Promise<RestartableKafka> {
   const broker = await startDevLauncher({ name: 'kafka', stateVariable: 'FLOWAGG_KAFKA_STATE', pidFiles: ['kafka.pid'] }, log);
   return {
     brokers: broker.address,
     saslBrokers: (await readFile(join(broker.state, 'bootstrap-sasl'), 'utf8')).trim(),
     source: 'local',
+    dataDir: join(broker.state, 'data'),
     stop: broker.stop,
+    kill: () => broker.signal('SIGKILL'),
+    resume: async () => void (await broker.command('resume')),
   };
 }
 
@@ -44,7 +61,7 @@ export async function startKafka(log: (line: string) => void): Promise<KafkaBrok
   const fromEnv = process.env.KAFKA_BROKERS?.trim();
   if (fromEnv) return { brokers: fromEnv, source: 'env', stop: async () => {} };
   const failures: string[] = [];
-  for (const source of [fromTestcontainers, fromLocalLauncher]) {
+  for (const source of [fromTestcontainers, startRestartableKafka]) {
     try {
       const broker = await source(log);
       if (broker !== undefined) return broker;

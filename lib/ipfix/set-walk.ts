@@ -79,10 +79,7 @@ export function walkSets(buf: Buffer, start: number, end: number, store: Templat
 
 function learnTemplates(content: TemplateSetContent, store: TemplateStore, odid: number, kind: 'template' | 'optionsTemplate', out: ScannedMessage): void {
   out.errors.push(...content.errors);
-  for (const t of content.templates) {
-    store.set(t);
-    out.templates.push(store.get(odid, t.id) ?? t);
-  }
+  for (const t of content.templates) out.templates.push(store.set(t));
   for (const templateId of content.withdrawals) {
     if (store.withdraw(odid, templateId, kind)) out.withdrawals.push({ observationDomainId: odid, templateId });
   }

@@ -106,6 +106,20 @@ export function decodeTemplateSet(
   return out;
 }
 
+/**
+ * Where the (options) template record or withdrawal at b[p] ends, from its field count and specifiers alone,
+ * or -1 when it runs past `end`. Its contents are not checked: decodeTemplateSet does that.
+ */
+export function templateRecordEnd(b: Uint8Array, p: number, end: number, options: boolean): number {
+  const fieldCount = u16(b, p + 2);
+  let q = p + (options && fieldCount > 0 ? 6 : 4);
+  for (let i = 0; i < fieldCount; i++) {
+    if (end - q < 4) return -1;
+    q += u16(b, q) & 0x8000 ? 8 : 4;
+  }
+  return q <= end ? q : -1;
+}
+
 /** Bytes the template record takes on the wire. */
 export function templateRecordLength(t: Template): number {
   let n = t.scopeFieldCount > 0 ? 6 : 4;

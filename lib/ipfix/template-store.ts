@@ -87,18 +87,20 @@ export class TemplateStore {
     return e.template;
   }
 
-  /** Adds, refreshes or redefines a template, evicting the oldest when the store is full. */
-  set(template: Template): void {
+  /**
+   * Adds, refreshes or redefines a template, evicting the oldest when the store is full. Returns the template
+   * stored: the one already there when it has the same layout (so what was derived from it stays valid).
+   */
+  set(template: Template): Template {
     const k = key(template.observationDomainId, template.id);
     const existing = this.#entries.get(k);
     const now = this.#now();
     if (existing !== undefined) {
-      // Refreshing an identical template keeps the existing object, and with it what was derived from it.
       existing.seenAt = now;
       this.#order.moveToNewest(existing);
       if (sameLayout(existing.template, template)) {
         this.#pool?.pool.touch(existing);
-        return;
+        return existing.template;
       }
       // A redefinition: its cost in the pool (fields) and its kind may change.
       this.#remove(existing);
@@ -107,7 +109,7 @@ export class TemplateStore {
       existing.template = template;
       this.#index(existing, true);
       this.#pool?.pool.admit(existing, this.#pool.group);
-      return;
+      return template;
     }
     if (this.#entries.size >= this.maxTemplates) this.#evictOldest(now);
     const entry = new Entry(this, k, template, now);
@@ -115,6 +117,7 @@ export class TemplateStore {
     this.#order.append(entry);
     this.#index(entry, true);
     this.#pool?.pool.admit(entry, this.#pool.group);
+    return template;
   }
 
   /**

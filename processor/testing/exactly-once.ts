@@ -12,6 +12,7 @@ import { FlowRecordEncoder } from '../../simulate/antrea/records.js';
 import { antreaWorkload, seededRandom } from '../../simulate/antrea/workload.js';
 import { type LogConfigInput } from '../../lib/log/config.js';
 import { spawnTs } from '../../lib/log/embedded/testing/spawn.js';
+import { committedRecords } from '../../lib/log/testing/committed-records.js';
 import { type MessageLog, type ProduceRecord } from '../../lib/log/types.js';
 import { flowRecordReader } from '../../schemas/flow-record.js';
 import { until } from '../../lib/testing/until.js';
@@ -79,26 +80,11 @@ const DELTAS = ['octetDeltaCount', 'packetDeltaCount', 'reverseOctetDeltaCount',
 
 /** Every committed record of `topic`, read read_committed from the start of every partition. */
 export async function readOutputs(log: MessageLog, topic: string): Promise<OutputRecord[]> {
-  const partitions = (await log.admin().fetchTopicOffsets(topic)).map((p) => p.partition);
-  const reader = log.reader();
   const decode = flowRecordReader();
-  const out: OutputRecord[] = [];
-  try {
-    for (const partition of partitions) {
-      for (let next = 0; ;) {
-        const r = await reader.fetch({ topic, partition }, next);
-        for (const rec of r.records) {
-          const record = decode.decode(rec.value!);
-          out.push({ key: rec.key!.toString('hex'), value: rec.value!.toString('hex'), sequenceNumber: record.sequenceNumber, deltas: DELTAS.map((n) => record[n] as number) });
-        }
-        next = r.next;
-        if (next >= r.highWatermark) break;
-      }
-    }
-  } finally {
-    await reader.close();
-  }
-  return out;
+  return (await committedRecords(log, topic)).map((rec) => {
+    const record = decode.decode(rec.value!);
+    return { key: rec.key!.toString('hex'), value: rec.value!.toString('hex'), sequenceNumber: record.sequenceNumber, deltas: DELTAS.map((n) => record[n] as number) };
+  });
 }
 
 /** Sums of every delta counter per flow key. */

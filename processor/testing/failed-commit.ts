@@ -44,5 +44,15 @@ export function failedCommitSuite(backend: Pick<Backend, 'name' | 'open' | 'time
         assertSameOutputs(await readOutputs(log, names.output), expected);
       });
     }
+
+    // Issue 21's chaos test: a processor fenced on a partition that the rebalance then left with it never
+    // opened it again (no assignment came), and the partition stood still.
+    test('its commit 2 is fenced and the partition stays assigned: the task is opened again, the outputs those of the run without the failure', async () => {
+      const failing = failingNthCommit(log, 2, 'fenced');
+      const names = runNames('commit-2-fenced');
+      await processInProcess(failing, input, names, backend.timeoutMs, true);
+      assert.equal(failing.failedCommits, 1, 'one commit failed');
+      assertSameOutputs(await readOutputs(log, names.output), expected);
+    });
   });
 }

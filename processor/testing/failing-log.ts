@@ -1,10 +1,13 @@
 // A MessageLog that makes one transaction commit fail, for fault-injection tests of the processor: the
-// Nth commit of each transactional id throws a retriable error instead of committing, as a transaction
-// coordinator that is not available would. Commits are counted per transactional id (one per input
+// Nth commit of each transactional id throws instead of committing: a retriable error, as a transaction
+// coordinator that is not available would, or (`fenced`) the error of a producer fenced by a newer one with
+// its transactional id, as when another instance opened the partition for a moment while the group
+// rebalanced, after which the partition stays assigned here. Commits are counted per transactional id (one per input
 // partition), over every producer opened with it, so a rebuilt task's producer counts on and fails
 // nothing more; the count does not depend on how the partitions' commits interleave. The caller aborts
 // the transaction, as it must after any failed commit. Everything else goes to the wrapped log unchanged.
 import { FlowaggError } from '../../lib/errors.js';
+import { LOG_PRODUCER_FENCED } from '../../lib/log/errors.js';
 import { type MessageLog, type Transaction } from '../../lib/log/types.js';
 
 export const INJECTED_COMMIT_FAILURE = 'FLOWAGG_ERR_TEST_INJECTED_COMMIT_FAILURE';
@@ -14,7 +17,7 @@ export interface FailingLog extends MessageLog {
   readonly failedCommits: number;
 }
 
-export function failingNthCommit(log: MessageLog, n: number): FailingLog {
+export function failingNthCommit(log: MessageLog, n: number, failure: 'unavailable' | 'fenced' = 'unavailable'): FailingLog {
   const attempts = new Map<string, number>();
   let failedCommits = 0;
   const failing = (transactionalId: string, txn: Transaction): Transaction => ({
@@ -26,6 +29,7 @@ export function failingNthCommit(log: MessageLog, n: number): FailingLog {
       attempts.set(transactionalId, attempt);
       if (attempt !== n) return txn.commit();
       failedCommits++;
+      if (failure === 'fenced') throw new FlowaggError(LOG_PRODUCER_FENCED, `commit ${n} of ${transactionalId}: fenced by a newer producer (injected)`, { context: { transactionalId, commit: n } });
       throw new FlowaggError(INJECTED_COMMIT_FAILURE, `commit ${n} of ${transactionalId} failed (injected)`, { retriable: true, context: { transactionalId, commit: n } });
     },
   });

@@ -62,3 +62,22 @@ test('flows past `flows` start as the earlier ones end, with tuples of their own
   assert.ok(times.every((t, i) => i === 0 || t >= times[i - 1]!), 'export-time order');
   assert.ok([...w.records(200, 400)].every((r) => r.flow >= 200 && r.flow < 400));
 });
+
+test('workloads numbered from different first Nodes share no Node, observation domain, Pod address or flow key', () => {
+  const encoder = new FlowRecordEncoder();
+  const of = (firstNode: number) => {
+    const w = antreaWorkload({ nodes: 3, firstNode, flows: 300, seed: firstNode === 0 ? 1 : 2, mix: { interNode: 1, fromExternal: 1, intraNode: 1, toExternal: 1 } });
+    const records = [...w.records()];
+    return {
+      nodes: new Set(w.nodes.flatMap((n) => [n.name, n.address, String(n.observationDomainId)])),
+      keys: new Set(records.map((r) => encoder.flowRecord(r).key.toString('hex'))),
+      names: new Set(records.map((r) => r.node.name)),
+    };
+  };
+  const [a, b] = [of(0), of(3)];
+  assert.deepEqual(a.names, new Set(['node-0', 'node-1', 'node-2']));
+  assert.deepEqual(b.names, new Set(['node-3', 'node-4', 'node-5']));
+  assert.ok([...b.nodes].every((x) => !a.nodes.has(x)), 'Node names, addresses and domains of their own');
+  assert.ok([...b.keys].every((k) => !a.keys.has(k)), 'flows of their own');
+  assert.throws(() => antreaWorkload({ nodes: 10, firstNode: 4090, flows: 1 }), RangeError);
+});

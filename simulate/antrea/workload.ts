@@ -34,6 +34,12 @@ export type FlowKind = (typeof FLOW_KINDS)[number];
 export interface WorkloadOptions {
   /** Nodes in the cluster, at most 65,536 (and at most 2^24 addresses of Pod CIDRs in all). */
   readonly nodes: number;
+  /**
+   * The number of the first Node: node-<firstNode> … (with its Node IP, Pod CIDR and observation domain), so
+   * that several workloads (simulators) sending to one collector each have Nodes and flows of their own.
+   * Default 0; firstNode + nodes is at most MAX_NODES.
+   */
+  readonly firstNode?: number;
   /** Pods per Node, at most 4096. Default 200. */
   readonly podsPerNode?: number;
   /** Concurrent flows. */
@@ -194,23 +200,27 @@ const ipv4Text = (n: number) => `${Math.floor(n / 2 ** 24)}.${(n >>> 16) & 255}.
 
 export function antreaWorkload(input: WorkloadOptions): Workload {
   const options = {
-    podsPerNode: 200, recordsPerHalf: 5, exportIntervalS: 5, ipv6Share: 0.1, startTime: 1_700_000_000, seed: 1, ...input,
+    podsPerNode: 200, recordsPerHalf: 5, exportIntervalS: 5, ipv6Share: 0.1, startTime: 1_700_000_000, seed: 1, ...input, firstNode: input.firstNode ?? 0,
     mix: { ...DEFAULT_MIX, ...input.mix },
   };
-  if (options.nodes < 1 || options.nodes > MAX_NODES || options.podsPerNode < 1 || options.podsPerNode > 4096) throw new RangeError(`antreaWorkload: 1..${MAX_NODES} Nodes, 1..4096 Pods per Node`);
+  const first = options.firstNode;
+  if (options.nodes < 1 || first < 0 || first + options.nodes > MAX_NODES || options.podsPerNode < 1 || options.podsPerNode > 4096) {
+    throw new RangeError(`antreaWorkload: 1..${MAX_NODES} Nodes (numbered below ${MAX_NODES}), 1..4096 Pods per Node`);
+  }
   const cidrSize = podCidrSize(options.podsPerNode);
-  if (options.nodes * cidrSize > 2 ** 24) throw new RangeError(`antreaWorkload: ${options.nodes} Pod CIDRs of ${cidrSize} addresses do not fit in 10.0.0.0/8`);
+  if ((first + options.nodes) * cidrSize > 2 ** 24) throw new RangeError(`antreaWorkload: ${first + options.nodes} Pod CIDRs of ${cidrSize} addresses do not fit in 10.0.0.0/8`);
   const nodes: AgentNode[] = Array.from({ length: options.nodes }, (_, i) => ({
-    index: i, name: `node-${i}`, address: `192.168.${i >> 8}.${i & 255}`, observationDomainId: fnv1(`node-${i}`),
+    index: i, name: `node-${first + i}`, address: `192.168.${(first + i) >> 8}.${(first + i) & 255}`, observationDomainId: fnv1(`node-${first + i}`),
   }));
   const kinds = FLOW_KINDS.filter((k) => options.mix[k] > 0);
   const weights = kinds.map((k) => options.mix[k]);
   const sum = weights.reduce((a, b) => a + b, 0);
   const cumulative = weights.map((_, i) => weights.slice(0, i + 1).reduce((a, b) => a + b, 0) / sum);
-  const podAddress = (family: 4 | 6, node: number, pod: number) =>
+  // Of the Node at `index` in `nodes`: its Pod CIDR and names follow its number, first + index.
+  const podAddress = (family: 4 | 6, index: number, pod: number, node = first + index) =>
     family === 4 ? ipv4Text(POD_NETWORK + node * cidrSize + 2 + pod) : `fd00:10:0:${node.toString(16)}::${(pod + 1).toString(16)}`;
-  const gateway = (family: 4 | 6, node: number) => (family === 4 ? ipv4Text(POD_NETWORK + node * cidrSize + 1) : `fd00:10:0:${node.toString(16)}::ffff`);
-  const podName = (node: number, pod: number) => `app-${(pod % 37).toString(36)}-7d9f8c6b5-${node.toString(36)}x${pod.toString(36).padStart(3, '0')}`;
+  const gateway = (family: 4 | 6, index: number, node = first + index) => (family === 4 ? ipv4Text(POD_NETWORK + node * cidrSize + 1) : `fd00:10:0:${node.toString(16)}::ffff`);
+  const podName = (index: number, pod: number, node = first + index) => `app-${(pod % 37).toString(36)}-7d9f8c6b5-${node.toString(36)}x${pod.toString(36).padStart(3, '0')}`;
 
   const plans = new Map<number, FlowPlan>();
   function flow(i: number): FlowPlan {

@@ -1,26 +1,18 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { apiRequest } from '../../../lib/apiserver/client.js';
+import { freePort } from '../../../integration-tests/harness/ports.js';
 import { FakeKubeApiServer, kubeConfigFor } from '../../../lib/k8s/testing/fake-api-server.js';
 import { until } from '../../../lib/testing/until.js';
 import { QUICK_START_CONFIG } from './run.js';
 import { loadServiceConfig } from '../../serve.js';
 
 const CLI = join(import.meta.dirname, '../../../bin/flowagg.js');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const args = (values: Record<string, string> = {}) => ({ values, positionals: [] });
 

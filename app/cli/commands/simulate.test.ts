@@ -60,4 +60,6 @@ test('targets: HOST:PORT, [IPv6]:PORT, a host alone on the transport\'s port; de
   assert.equal(tcp.bindLoopback, true);
   assert.equal(simulationOptions(args({ transport: 'udp', 'shared-source': true, 'template-refresh': '30s' })).templateRefreshMs, 30_000);
   assert.equal(simulationOptions(args({ transport: 'udp', 'shared-source': true })).bindLoopback, false);
+  assert.equal(simulationOptions(args({ nodes: '3', 'first-node': '6' })).shape.workload.firstNode, 6);
+  assert.throws(() => simulationOptions(args({ nodes: '10', 'first-node': '65530' })), /--first-node 65530 with 10 Nodes: Nodes are numbered below 65536/);
 });

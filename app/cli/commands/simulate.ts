@@ -39,6 +39,8 @@ Where to:
 
 What:
   --nodes N              Nodes, 1 to 65,536 (default 6)
+  --first-node K         the first Node is node-K (default 0): several simulators against one collector,
+                         each with Nodes, addresses and flows of its own (K + N at most 65,536)
   --flows M              concurrent flows (default: what --rate needs, else 1000)
   --rate R               records a second, at most (default: what the flows give, M × reporting Nodes
                          per flow / export interval). Records more than an interval behind are skipped,
@@ -68,7 +70,7 @@ start (the summary is printed all the same); 2 for a usage error.
 const OPTIONS = {
   transport: { type: 'string' }, target: { type: 'string' }, 'shared-source': { type: 'boolean' },
   'tls-dir': { type: 'string' }, ca: { type: 'string' }, cert: { type: 'string' }, key: { type: 'string' }, 'server-name': { type: 'string' },
-  nodes: { type: 'string' }, flows: { type: 'string' }, rate: { type: 'string' }, 'export-interval': { type: 'string' },
+  nodes: { type: 'string' }, 'first-node': { type: 'string' }, flows: { type: 'string' }, rate: { type: 'string' }, 'export-interval': { type: 'string' },
   'records-per-flow': { type: 'string' }, 'ipv6-share': { type: 'string' }, seed: { type: 'string' },
   'template-refresh': { type: 'string' }, 'connect-timeout': { type: 'string' },
   duration: { type: 'string' }, records: { type: 'string' },
@@ -114,8 +116,11 @@ export function simulationOptions(args: ParsedArgs): SimulationOptions {
   if (transport !== 'udp' && stringOption(args, 'template-refresh') !== undefined) throw new UsageError('--template-refresh is for --transport udp (TCP and TLS send the templates once per connection)');
   const intervalMs = duration(args, 'export-interval', 1000) ?? 5000;
   if (intervalMs % 1000 !== 0) throw new UsageError(`--export-interval ${stringOption(args, 'export-interval')}: whole seconds are needed (flow records carry seconds)`);
+  const nodes = number(args, 'nodes', 1, MAX_NODES, true) ?? 6;
+  const firstNode = number(args, 'first-node', 0, MAX_NODES - 1, true) ?? 0;
+  if (firstNode + nodes > MAX_NODES) throw new UsageError(`--first-node ${firstNode} with ${nodes} Nodes: Nodes are numbered below ${MAX_NODES}`);
   const shaped = shapeOf({
-    nodes: number(args, 'nodes', 1, MAX_NODES, true) ?? 6, flows: number(args, 'flows', 1, 10_000_000, true), rate: number(args, 'rate', 0.001, 10_000_000, false),
+    nodes, firstNode, flows: number(args, 'flows', 1, 10_000_000, true), rate: number(args, 'rate', 0.001, 10_000_000, false),
     recordsPerFlow: number(args, 'records-per-flow', 1, 1000, true) ?? 5, exportIntervalS: intervalMs / 1000,
     ipv6Share: number(args, 'ipv6-share', 0, 1, false) ?? 0.1, seed: number(args, 'seed', 0, 2 ** 31 - 1, true) ?? 1,
   });

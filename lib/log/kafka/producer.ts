@@ -3,12 +3,22 @@
 // themselves with Java's murmur2 (lib/log/partitioner.ts), which is how each record's offset can be
 // reported back.
 //
+// A plain send that fails for a reason that can pass (the broker down, a leader moving) is retried in
+// place, before anything else is sent on its lane, until it is written or the producer closes: kafkajs gives
+// a failed request's sequence numbers back, so the retry carries the same ones and the broker drops what it
+// had already written (a broker killed after writing, before answering); and no later send overtakes it.
+// Retried by its caller instead, after later sends had gone (ingest keeps several in flight), it was written
+// after them, or twice when part of it had been (the chaos test saw both when the broker was killed). With
+// several brokers, a send whose requests to some of them succeeded before kafkajs gave up is written again
+// to those: at least once, never lost.
+//
 // The transactional producer follows kafkajs's model: a transaction is opened on the client, partitions
 // and the consumer group's offsets are added to it as they are used (AddPartitionsToTxn,
 // AddOffsetsToTxn + TxnOffsetCommit), and EndTxn commits or aborts. kafkajs has no KIP-447 fencing, so
 // each input partition needs its own transactional id; a new producer with the same id fences the old.
 import type { Producer as KafkajsProducer, RecordMetadata as KafkajsRecordMetadata, Transaction as KafkajsTransaction } from 'kafkajs';
 import { FlowaggError, isFlowaggError } from '../../errors.js';
+import { retry } from '../../retry.js';
 import { LOG_CLOSED, LOG_TXN_STATE } from '../errors.js';
 import { type Producer, type ProduceRecord, type RecordMetadata, type TopicPartitionOffset, type Transaction, type TransactionalProducer } from '../types.js';
 import { COMPRESSION, createPartitioner } from './client.js';
@@ -24,6 +34,8 @@ class LazyProducer {
   private keyless = 0;
   /** The last send queued on this producer; the next one starts after it settles. */
   private tail: Promise<unknown> = Promise.resolve();
+  /** Aborted by close(): ends a send's retries. */
+  readonly closing = new AbortController();
 
   constructor(
     private readonly cluster: KafkaCluster,
@@ -87,6 +99,7 @@ class LazyProducer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.closing.abort();
     this.untrack();
     const connected = this.connected;
     this.connected = undefined;
@@ -157,6 +170,8 @@ export function slicesUnder(placed: PlacedRecords, limit: number): PlacedRecords
 
 export class KafkaProducer implements Producer {
   private readonly lanes: LazyProducer[];
+  /** The placing of the last send: each send places its records after the one before it. */
+  private placing: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly cluster: KafkaCluster) {
     this.lanes = Array.from({ length: LANES }, () => new LazyProducer(cluster));
@@ -164,11 +179,22 @@ export class KafkaProducer implements Producer {
 
   async send(topic: string, records: readonly ProduceRecord[]): Promise<RecordMetadata[]> {
     if (records.length === 0) return [];
-    const placed = await this.lanes[0]!.place(topic, records);
-    const metadata: RecordMetadata[] = [];
-    // Slices go one after the other, so each partition's records keep their order across slices.
-    for (const slice of slicesUnder(placed, MAX_PARTITION_BATCH_BYTES)) metadata.push(...(await this.sendPlaced(topic, slice)));
-    return metadata;
+    const turn = this.placing.then(() => this.placeAndQueue(topic, records));
+    this.placing = turn.catch(() => undefined);
+    return (await Promise.all(await turn)).flat();
+  }
+
+  /**
+   * Places the records (retrying in place while the topic's layout cannot be read) and queues each slice on
+   * its lanes, all before the next send places anything: the lanes take sends in the order they were made,
+   * and each lane runs its part of a slice after the part of the slice before, so a partition's records stay
+   * in order across slices and sends, whatever fails and is retried.
+   */
+  private async placeAndQueue(topic: string, records: readonly ProduceRecord[]): Promise<Promise<RecordMetadata[]>[]> {
+    const first = this.lanes[0]!;
+    const placed = await retry(() => first.place(topic, records), { policy: SEND_RETRY, signal: first.closing.signal });
+    if (placed.kind !== 'done') throw placed.error;
+    return slicesUnder(placed.value, MAX_PARTITION_BATCH_BYTES).map((slice) => this.sendPlaced(topic, slice));
   }
 
   private async sendPlaced(topic: string, placed: PlacedRecords): Promise<RecordMetadata[]> {
@@ -180,12 +206,16 @@ export class KafkaProducer implements Producer {
         const messages = perLane[i]!;
         if (messages.length === 0) return [];
         return lane.exclusive(async () => {
-          const producer = await lane.get();
-          try {
-            return await kafkaCall('sending records to Kafka', { topic }, () => producer.send({ topic, messages, acks: -1, compression }));
-          } catch (err) {
-            throw await this.recoverSequence(lane, err);
-          }
+          const outcome = await retry(async () => {
+            const producer = await lane.get();
+            try {
+              return await kafkaCall('sending records to Kafka', { topic }, () => producer.send({ topic, messages, acks: -1, compression }));
+            } catch (err) {
+              throw await this.recoverSequence(lane, err);
+            }
+          }, { policy: SEND_RETRY, signal: lane.closing.signal });
+          if (outcome.kind === 'done') return outcome.value;
+          throw outcome.error;
         });
       }),
     );
@@ -209,6 +239,9 @@ export class KafkaProducer implements Producer {
     await Promise.all(this.lanes.map((lane) => lane.close()));
   }
 }
+
+/** Between the attempts of a send retried in place (kafkajs has retried each attempt itself before). */
+const SEND_RETRY = { initialMs: 100, maxMs: 5000 } as const;
 
 /** Broker answers that mean the producer's idempotence state is out of step with the broker's. */
 const SEQUENCE_ERRORS = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_ID_MAPPING']);

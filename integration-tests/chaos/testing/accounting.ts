@@ -1,0 +1,98 @@
+// What the Agents sent against what flows.raw holds, Node by Node. IPFIX has no acknowledgement, so a record
+// an Agent wrote may have been lost with the ingest replica that had it in its socket buffer or its queue
+// when it was killed; what is missing must be accounted for, and nothing else may be:
+// - UDP (behind the balancer): the records missing are exactly those the message sequence numbers in
+//   flows.raw say are missing, computed as ingest's sequence audit computes them (ingest/sequence-audit.ts);
+// - TCP and gRPC: a stream loses at most what was in flight when its replica died, so a Node is missing
+//   records only if a connection of it broke, at most a bound per broken connection (its records of the last seconds
+//   before a kill, and of the broker's longest outage, during which ingest holds what it received); inside
+//   the Node's last TCP session, open until the end, nothing is missing (its sequence numbers have no gap; a
+//   session that broke may have one: the replica that died had written a later message's records to one
+//   partition but not an earlier one's to another). A connection broke when the Agent made another after
+//   it, or was not connected at the end.
+// In flows.raw, no Node has more, in records or in any sum, than it sent.
+import { SequenceAudit } from '../../../ingest/sequence-audit.js';
+import { DELTA_COUNTERS, type DeltaCounter } from '../../../simulate/counters.js';
+import { type SimulationReport } from '../../../simulate/report.js';
+import { type KeyedRecord } from './log-contents.js';
+
+/** Seconds of a Node's records a replica may hold unacknowledged when it is killed, besides a broker outage. */
+const IN_FLIGHT_SECONDS = 10;
+
+export interface NodeAccount {
+  readonly node: string;
+  readonly transport: string;
+  readonly sent: number;
+  readonly inRaw: number;
+  readonly missing: number;
+  /** What the sequence numbers say is missing (UDP), or the bound on it (TCP, gRPC). */
+  readonly accountedFor: number;
+  /** Connections of the Node that ended before the Agent did. */
+  readonly breaks: number;
+  /** Records the Agent counted lost: written to a connection that failed before the write was confirmed. */
+  readonly lost: number;
+}
+
+export interface Accounting {
+  readonly nodes: readonly NodeAccount[];
+  readonly problems: readonly string[];
+}
+
+/**
+ * Records lost, judged as ingest's audit judges them, per exporter address (`per: 'address'`, UDP), or per
+ * session, address and port (`per: 'session'`, TCP), with the session last heard from each address.
+ */
+function auditedLoss(raw: readonly KeyedRecord[], transport: 'udp' | 'tcp', per: 'address' | 'session'): { lost: Map<string, number>; last: Map<string, string> } {
+  const audit = new SequenceAudit({ settleMs: 0 });
+  const lost = new Map<string, number>();
+  const last = new Map<string, string>();
+  const note = (findings: readonly { exporter: string; lost: number }[]) => findings.forEach((f) => lost.set(f.exporter, (lost.get(f.exporter) ?? 0) + f.lost));
+  const records = raw.map((r) => r.record).filter((r) => r.transport === transport).sort((a, b) => a.receiveTime - b.receiveTime);
+  for (const r of records) {
+    const session = `${r.exporterAddress}:${r.exporterPort}/${r.transport}`;
+    last.set(r.exporterAddress, session);
+    note(audit.add(per === 'address' ? r.exporterAddress : session, session, r.observationDomainId, r.sequenceNumber, r.receiveTime));
+  }
+  note(audit.settle(Infinity));
+  return { lost, last };
+}
+
+export function accountFor(reports: readonly SimulationReport[], raw: readonly KeyedRecord[], longestBrokerOutageSeconds: number): Accounting {
+  const inRaw = new Map<number, { records: number } & Record<DeltaCounter, number>>();
+  for (const { record } of raw) {
+    const s = inRaw.get(record.observationDomainId) ?? { records: 0, packetDeltaCount: 0, octetDeltaCount: 0, reversePacketDeltaCount: 0, reverseOctetDeltaCount: 0 };
+    inRaw.set(record.observationDomainId, s);
+    s.records++;
+    for (const c of DELTA_COUNTERS) s[c] += Number(record[c] ?? 0);
+  }
+  const udpLoss = auditedLoss(raw, 'udp', 'address').lost;
+  const tcp = auditedLoss(raw, 'tcp', 'session');
+  const problems: string[] = [];
+  const nodes: NodeAccount[] = [];
+  for (const report of reports) {
+    const perNodeRate = report.rate.achieved / report.nodes.length;
+    for (const n of report.nodes) {
+      const have = inRaw.get(n.observationDomainId);
+      const got = have?.records ?? 0;
+      const missing = n.records - got;
+      const breaks = n.connects - (n.connected ? 1 : 0);
+      for (const c of DELTA_COUNTERS) {
+        if ((have?.[c] ?? 0) > n[c]) problems.push(`${n.name}: flows.raw holds more ${c} (${have?.[c]}) than it sent (${n[c]})`);
+      }
+      let accountedFor: number;
+      if (report.transport === 'udp') {
+        accountedFor = udpLoss.get(n.sourceAddress ?? '') ?? 0;
+        if (missing !== accountedFor) problems.push(`${n.name} (udp): ${missing} records missing from flows.raw, the sequence numbers account for ${accountedFor}`);
+      } else {
+        accountedFor = Math.ceil(breaks * perNodeRate * (IN_FLIGHT_SECONDS + longestBrokerOutageSeconds));
+        if (missing > accountedFor) problems.push(`${n.name} (${report.transport}): ${missing} records missing from flows.raw after ${breaks} broken connections, at most ${accountedFor} accounted for`);
+        const lastSession = report.transport === 'tcp' && n.connected ? tcp.last.get(n.sourceAddress ?? '') : undefined;
+        const inside = lastSession === undefined ? 0 : (tcp.lost.get(lastSession) ?? 0);
+        if (inside > 0) problems.push(`${n.name} (tcp): ${inside} records missing inside its session open to the end (${lastSession}: gaps in its sequence numbers)`);
+      }
+      if (missing < 0) problems.push(`${n.name}: flows.raw holds ${got} records, it sent ${n.records}`);
+      nodes.push({ node: n.name, transport: report.transport, sent: n.records, inRaw: got, missing, accountedFor, breaks, lost: n.lost });
+    }
+  }
+  return { nodes, problems };
+}

@@ -1,0 +1,74 @@
+// Plays a chaos schedule against a running deployment: each event at its time, without waiting for the ones
+// before it to finish (a stall may overlap a kill, an outage several events). An event whose service is not
+// running then (killed a moment ago, still starting) is skipped and says so. What happened, when, goes to
+// the timeline the test prints; the broker's downtimes are kept for the bound on what ingest may lose.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type RestartableKafka } from '../../harness/kafka.js';
+import { type Deployment } from './deployment.js';
+import { type ChaosEvent, describeEvent } from './schedule.js';
+
+export interface Timeline {
+  readonly lines: string[];
+  /** When the broker was down, ms since the epoch. */
+  readonly brokerDown: { from: number; to: number }[];
+}
+
+async function play(e: ChaosEvent, d: Deployment, broker: RestartableKafka, timeline: Timeline): Promise<string> {
+  switch (e.kind) {
+    case 'kill':
+      return (await d.pod(e.service).kill(e.restartAfterMs)) ? 'done' : `skipped: ${e.service} was ${d.pod(e.service).state}`;
+    case 'stall':
+      return (await d.pod(e.service).stall(e.ms)) ? 'done' : `skipped: ${e.service} was ${d.pod(e.service).state}`;
+    case 'broker': {
+      const from = Date.now();
+      broker.kill();
+      await sleep(e.restartAfterMs);
+      await broker.resume();
+      timeline.brokerDown.push({ from, to: Date.now() });
+      return `back after ${((Date.now() - from) / 1000).toFixed(1)} s`;
+    }
+    case 'outage':
+      if (e.destination === 'clickhouse') {
+        d.clickhouse.down();
+        await sleep(e.ms);
+        d.clickhouse.up();
+      } else {
+        await d.collector.down();
+        await sleep(e.ms);
+        await d.collector.up();
+      }
+      return 'done';
+    case 'rebalance': {
+      const third = d.pod('process-3');
+      if (third.state === 'stopped') {
+        await third.start().catch(() => undefined);
+        return 'process-3 joined';
+      }
+      await third.stop();
+      return 'process-3 left';
+    }
+  }
+}
+
+/** Runs the events from now; resolves once every one of them has finished. */
+export async function playSchedule(events: readonly ChaosEvent[], d: Deployment, broker: RestartableKafka, log: (line: string) => void): Promise<Timeline> {
+  const timeline: Timeline = { lines: [], brokerDown: [] };
+  const start = Date.now();
+  const running: Promise<void>[] = [];
+  for (const e of events) {
+    await sleep(Math.max(0, start + e.at - Date.now()));
+    running.push(play(e, d, broker, timeline).then(
+      (outcome) => {
+        const line = `${describeEvent(e)}: ${outcome}`;
+        timeline.lines.push(line);
+        log(line);
+      },
+      (err: unknown) => {
+        timeline.lines.push(`${describeEvent(e)}: failed: ${(err as Error).message}`);
+        throw err;
+      },
+    ));
+  }
+  await Promise.all(running);
+  return timeline;
+}

@@ -1,0 +1,55 @@
+// The IPFIX collector the chaos test's `flowagg export ipfix` sends to (collector-child.ts), with what it
+// wrote read back: every message, session by session, decoded as the exporter's tests decode it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CollectedMessage } from '../../harness/collector.js';
+import { type Child, spawnTs } from '../../../lib/log/embedded/testing/spawn.js';
+
+const CHILD = join(import.meta.dirname, 'collector-child.ts');
+
+export class IpfixCollector {
+  #child: Child | undefined;
+  #runs = 0;
+  #outages = 0;
+
+  constructor(readonly port: number, readonly file: string) {}
+
+  async start(): Promise<void> {
+    const child = (this.#child = spawnTs(CHILD, [String(this.port), this.file, String(this.#runs++)]));
+    await child.waitForLine((l) => l === 'listening');
+  }
+
+  /**
+   * An outage: stopped at the first of overlapping outages, started again at the end of the last (two
+   * outages drawn close together each started a collector on the port otherwise).
+   */
+  async down(): Promise<void> {
+    if (this.#outages++ === 0) await this.stop();
+  }
+
+  async up(): Promise<void> {
+    if (--this.#outages === 0) await this.start();
+  }
+
+  /** A graceful stop: what the exporter sent before it saw the close is still received. */
+  async stop(): Promise<void> {
+    const child = this.#child;
+    this.#child = undefined;
+    if (child === undefined) return;
+    child.proc.kill('SIGTERM');
+    await child.exited;
+  }
+
+  /** Every message written so far, in arrival order within each session. */
+  messages(): CollectedMessage[] {
+    const bytes = readFileSync(this.file);
+    const out: CollectedMessage[] = [];
+    for (let p = 0; p + 20 <= bytes.length; ) {
+      const session = bytes.readUInt32BE(p);
+      const length = bytes.readUInt16BE(p + 6);
+      out.push({ bytes: bytes.subarray(p + 4, p + 4 + length), from: { address: '', port: 0 }, session });
+      p += 4 + length;
+    }
+    return out;
+  }
+}

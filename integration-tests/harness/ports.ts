@@ -1,0 +1,23 @@
+// A TCP port free on 127.0.0.1 now, for a service a test starts on a fixed port, one it must find again
+// after a restart. Drawn below Linux's ephemeral range (32768-60999 by default), so that no outgoing
+// connection takes it as its local port while the service is down; another test may still take it in
+// between, which tests accept.
+import { createServer } from 'node:net';
+
+const LOWEST = 20_000;
+const BELOW_EPHEMERAL = 32_768;
+
+function listens(port: number): Promise<boolean> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = LOWEST + Math.floor(Math.random() * (BELOW_EPHEMERAL - LOWEST));
+    if (await listens(port)) return port;
+  }
+}
