@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { flowRecordReader } from '../../schemas/flow-record.js';
-import { FLOW_KINDS, antreaWorkload, fnv1 } from './workload.js';
+import { FLOW_KINDS, MAX_NODES, antreaWorkload, fnv1 } from './workload.js';
 import { FlowRecordEncoder } from './records.js';
 
 test('the same seed gives the same records; every kind, both families, both arrival orders of the halves', () => {
@@ -79,5 +79,5 @@ test('workloads numbered from different first Nodes share no Node, observation d
   assert.deepEqual(b.names, new Set(['node-3', 'node-4', 'node-5']));
   assert.ok([...b.nodes].every((x) => !a.nodes.has(x)), 'Node names, addresses and domains of their own');
   assert.ok([...b.keys].every((k) => !a.keys.has(k)), 'flows of their own');
-  assert.throws(() => antreaWorkload({ nodes: 10, firstNode: 4090, flows: 1 }), RangeError);
+  assert.throws(() => antreaWorkload({ nodes: 10, firstNode: MAX_NODES - 5, flows: 1 }), RangeError);
 });
