@@ -5,7 +5,7 @@
 // the Agents connected to the first records) and per flow held (at the end), and its CPU per record.
 // FLOWAGG_BENCH_AGENTS, _FLOWS and _SECONDS change the shape.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EPHEMERAL_RUN_ENV, metricLines, recordMetrics, type Run, startRun, stopRun } from '../integration-tests/harness/flowagg-run.js';
@@ -23,19 +23,13 @@ async function gauge(run: Run, name: string): Promise<number> {
   return line === undefined ? Number.NaN : Number(line.split(' ')[1]);
 }
 
-/** CPU seconds of a process so far, from /proc (user + system, clock ticks of 100 Hz). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 const bench: Benchmark = async (log) => {
   const dir = mkdtempSync(join(tmpdir(), 'flowagg-agents-bench-'));
   // Flow log off: what is measured is collection and aggregation for this many Agents, not a file's JSON.
   const run = await startRun(dir, { env: { ...EPHEMERAL_RUN_ENV, FLOWAGG_CFG_FLOWLOGGER_ENABLE: 'false', FLOWAGG_CFG_INGEST_TCP_MAXCONNECTIONS: String(Math.max(8192, AGENTS + 1000)) } });
   try {
     const idle = await gauge(run, 'flowagg_process_resident_memory_bytes');
-    const cpu0 = cpuSeconds(run.child.process.pid!);
+    const cpu0 = await gauge(run, 'flowagg_process_cpu_seconds_total');
     const args = [
       CLI, 'simulate', '-o', 'json', '--transport', 'grpc', '--target', `127.0.0.1:${run.collectors.grpc}`, '--tls-dir', join(dir, 'data', 'tls'),
       '--nodes', String(AGENTS), '--flows', String(FLOWS), '--export-interval', '5s', '--duration', `${SECONDS}s`, '--connect-timeout', '180s',
@@ -56,7 +50,7 @@ const bench: Benchmark = async (log) => {
     const metrics = await recordMetrics(run);
     const peak = await gauge(run, 'flowagg_process_peak_resident_memory_bytes');
     const end = await gauge(run, 'flowagg_process_resident_memory_bytes');
-    const cpu = cpuSeconds(run.child.process.pid!) - cpu0;
+    const cpu = (await gauge(run, 'flowagg_process_cpu_seconds_total')) - cpu0;
     const load = `load average ${loadavg()[0]!.toFixed(1)}`;
     const shape = `${AGENTS} Agents over gRPC (one Flow per message, each Agent from its own 127.1.x.y), ${FLOWS} flows every 5 s for ${SECONDS} s; flowagg run, flow log off`;
     log(`${report.records.sent} sent, ${report.records.lost} lost, ${written} written; ${metrics.numFlows} flows held; ${cpu.toFixed(1)} CPU-s; ${load}`);
