@@ -14,17 +14,7 @@ import { FakeKubeApiServer, kubeConfigFor } from '../lib/k8s/testing/fake-api-se
 import { untilHolds } from '../lib/testing/until.js';
 import { serve } from './serve.js';
 import { serviceConfigSchema } from './service-config.js';
-
-/** What holds the event loop open, by kind, beyond what `before` had. */
-function openedSince(before: readonly string[]): string[] {
-  const left = [...before];
-  return process.getActiveResourcesInfo().filter((kind) => {
-    const i = left.indexOf(kind);
-    if (i < 0) return true;
-    left.splice(i, 1);
-    return false;
-  });
-}
+import { openedSince } from '../lib/testing/active-resources.js';
 
 test('once serve() has stopped every service, nothing it opened keeps the process alive', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'flowagg-serve-handles-'));

@@ -36,6 +36,10 @@ export interface RestartableKafka extends KafkaBroker {
   readonly dataDir: string;
   /** SIGKILL to the broker's JVM. */
   kill(): void;
+  /** SIGSTOP to the broker's JVM (it answers nothing, and closes nothing) until continued. */
+  stall(): void;
+  /** SIGCONT after stall(). */
+  continue(): void;
   /** Starts the killed broker again on its ports and its data, resolving once it answers. */
   resume(): Promise<void>;
 }
@@ -53,6 +57,8 @@ export async function startRestartableKafka(log: (line: string) => void): Promis
     dataDir: join(broker.state, 'data'),
     stop: broker.stop,
     kill: () => broker.signal('SIGKILL'),
+    stall: () => broker.signal('SIGSTOP'),
+    continue: () => broker.signal('SIGCONT'),
     resume: async () => void (await broker.command('resume')),
   };
 }

@@ -2,7 +2,7 @@
 // the Java-compatible partitioner, snappy registered, and kafkajs's own logging sent to pino at warn.
 import { readFileSync } from 'node:fs';
 import { type ConnectionOptions } from 'node:tls';
-import type { CompressionTypes, Kafka, KafkaConfig as KafkajsConfig, SASLOptions } from 'kafkajs';
+import type { CompressionTypes, ISocketFactory, Kafka, KafkaConfig as KafkajsConfig, SASLOptions } from 'kafkajs';
 import SnappyCodec from 'kafkajs-snappy';
 import kafkajs from './kafkajs.js';
 import { FlowaggError } from '../../errors.js';
@@ -69,7 +69,7 @@ function kafkajsLogLevel(namespace: string, message: string, fields: Record<stri
   return 'warn';
 }
 
-export function kafkajsConfig(config: KafkaConfig): KafkajsConfig {
+export function kafkajsConfig(config: KafkaConfig, socketFactory?: ISocketFactory): KafkajsConfig {
   const ssl = tlsOptions(config.ssl);
   const sasl = saslOptions(config.sasl);
   return {
@@ -79,6 +79,7 @@ export function kafkajsConfig(config: KafkaConfig): KafkajsConfig {
     requestTimeout: config.requestTimeout,
     ...(ssl === undefined ? {} : { ssl }),
     ...(sasl === undefined ? {} : { sasl }),
+    ...(socketFactory === undefined ? {} : { socketFactory }),
     retry: { initialRetryTime: 100, maxRetryTime: 5000, retries: 8 },
     logLevel: kafkajs.logLevel.WARN,
     logCreator: () => ({ namespace, label, log }) => {
@@ -88,6 +89,6 @@ export function kafkajsConfig(config: KafkaConfig): KafkajsConfig {
   };
 }
 
-export function createKafkaClient(config: KafkaConfig): Kafka {
-  return new kafkajs.Kafka(kafkajsConfig(config));
+export function createKafkaClient(config: KafkaConfig, socketFactory: ISocketFactory): Kafka {
+  return new kafkajs.Kafka(kafkajsConfig(config, socketFactory));
 }

@@ -3,10 +3,12 @@
 import type { Admin as KafkajsAdmin, Kafka } from 'kafkajs';
 import { FlowaggError } from '../../errors.js';
 import { LOG_CLOSED, LOG_UNKNOWN_TOPIC } from '../errors.js';
+import { componentLogger } from '../../telemetry/logger.js';
 import { createKafkaClient } from './client.js';
 import { type KafkaConfig } from './config.js';
 import { kafkaCall } from './errors.js';
 import kafkajs from './kafkajs.js';
+import { KafkaSockets } from './sockets.js';
 
 export interface TopicLayout {
   readonly partitions: number;
@@ -16,16 +18,29 @@ export interface TopicLayout {
 
 /** Partition counts change only when an operator adds partitions; a producer picks that up this fast. */
 const PARTITION_COUNT_TTL_MS = 30_000;
+/** After the connections are cut, what kafkajs still had in flight fails at once; this only bounds it. */
+const AFTER_CUT_MS = 1000;
+
+const logger = componentLogger('log.kafka');
+
+/** Whether `work` settles within `ms`; the timer is cleared either way, so it holds nothing. */
+function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => { timer = setTimeout(resolve, ms, false); });
+  return Promise.race([work.then(() => true as const), late]).finally(() => clearTimeout(timer));
+}
 
 export class KafkaCluster {
   readonly kafka: Kafka;
   private adminClient: Promise<KafkajsAdmin> | undefined;
   private readonly layouts = new Map<string, TopicLayout & { at: number }>();
   private readonly closers = new Set<() => Promise<void>>();
+  private readonly sockets = new KafkaSockets();
   private closed = false;
+  private closing: Promise<void> | undefined;
 
   constructor(readonly config: KafkaConfig) {
-    this.kafka = createKafkaClient(config);
+    this.kafka = createKafkaClient(config, this.sockets.factory);
   }
 
   checkOpen(what: string): void {
@@ -75,14 +90,31 @@ export class KafkaCluster {
     this.layouts.delete(topic);
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /**
+   * Closes every producer, consumer and the admin, waiting up to closeTimeout for the brokers to answer
+   * what is in flight; then cuts whatever connection is still open, so that nothing of this log holds
+   * the process (sockets.ts says why kafkajs may not let go by itself).
+   */
+  close(): Promise<void> {
+    return (this.closing ??= this.closeOnce());
+  }
+
+  private async closeOnce(): Promise<void> {
     const closers = [...this.closers];
     this.closers.clear();
-    await Promise.allSettled(closers.map((close) => close()));
+    const closing = (async () => {
+      await Promise.allSettled(closers.map((close) => close()));
+      this.closed = true;
+      const admin = this.adminClient;
+      this.adminClient = undefined;
+      if (admin !== undefined) await admin.then((a) => a.disconnect()).catch(() => undefined);
+    })();
+    const closedInTime = await settlesWithin(closing, this.config.closeTimeout);
     this.closed = true;
-    const admin = this.adminClient;
-    this.adminClient = undefined;
-    if (admin !== undefined) await admin.then((a) => a.disconnect()).catch(() => undefined);
+    const cut = this.sockets.cut('the Kafka log is closed');
+    if (!closedInTime || cut.length > 0) {
+      logger.warn({ closeTimeoutMs: this.config.closeTimeout, closedInTime, cut }, `closing the Kafka log: ${cut.length} broker connections still open were cut`);
+    }
+    if (!closedInTime) await settlesWithin(closing, AFTER_CUT_MS);
   }
 }

@@ -38,6 +38,7 @@ export const kafkaConfigSchema = z
     compression: z.enum(['none', 'gzip', 'snappy']).default('none').describe('Compression of produced record batches.'),
     connectionTimeout: duration.default(3000).describe('How long connecting to a broker may take.'),
     requestTimeout: duration.default(30_000).describe('How long a broker may take to answer a request.'),
+    closeTimeout: duration.default(5000).describe('How long closing waits for the brokers to answer what is in flight before it cuts the connections (a service stopping, on SIGTERM).'),
     sessionTimeout: duration.default(30_000).describe('A consumer that sends no heartbeat for this long is dropped from its group.'),
     transactionTimeout: duration.default(60_000).describe('A transaction still open after this long is aborted by the broker.'),
   })
