@@ -42,6 +42,15 @@ if (files.length === 0) {
 // Services log at info; in tests only warnings and errors are worth the noise.
 const env: NodeJS.ProcessEnv = { FLOWAGG_LOG_LEVEL: 'warn', ...process.env };
 let stopServices = async () => {};
+let running: ReturnType<typeof spawn> | undefined;
+// A run stopped from outside (Ctrl-C, a CI timeout, kill) stops its tests and the services it started: the
+// local brokers and the schema registry are daemons, and would outlive it.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    running?.kill(signal);
+    void stopServices().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
 if (!unitOnly && files.some(isFunctional)) {
   // Every Testcontainers user of the run (this process and the tests) gets flowagg's reaper in place of
   // Ryuk, which cannot be pulled here; no runtime: the services come from infra/dev, and the tests say so.
@@ -103,11 +112,11 @@ const isExclusive = (f: string) => f.includes('/attacks/');
 /** Runs test files under node's runner; resolves with its exit code. */
 function runTests(batch: readonly string[], concurrency: number): Promise<number> {
   if (batch.length === 0) return Promise.resolve(0);
-  const child = spawn(
+  const child = (running = spawn(
     process.execPath,
     ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...batch],
     { stdio: 'inherit', env },
-  );
+  ));
   return new Promise((resolve) => child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
 }
 const shared = await runTests(files.filter((f) => !isExclusive(f)), 2);
