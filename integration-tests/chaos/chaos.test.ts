@@ -101,6 +101,9 @@ async function runMode(t: TestContext, o: { mode: ChaosMode; profile: ChaosProfi
       `Agents sent ${sent} records, flows.raw holds ${raw.length}, flows.processed ${processed.length}; IPFIX rows twice ${ipfix.duplicates} (delivered again ${ipfixRedelivered})`);
     for (const n of accounting.nodes.filter((x) => x.missing !== 0)) say(`${o.mode}: ${n.node} (${n.transport}) sent ${n.sent}, flows.raw ${n.inRaw}: ${n.missing} missing, ${n.accountedFor} accounted for, ${n.breaks} broken connections, ${n.lost} counted lost by the Agent`);
     for (const c of crashes) say(`${o.mode}: ${c}`);
+    // Connections the log had to cut at close (lib/log/kafka/sockets.ts): a broker left requests unanswered.
+    const cut = [...d.pods.values()].filter((p) => p.logs().some((l) => l.includes('broker connections still open were cut'))).map((p) => p.name);
+    if (cut.length > 0) say(`${o.mode}: closing the log cut broker connections still open in ${cut.join(', ')}`);
     const problems = [
       ...notUp.map((n) => `on fresh topics, did not come up at the first try: ${n}`),
       ...stopped.map((s) => `on SIGTERM, ${s}`),
