@@ -90,14 +90,14 @@ async function runMode(t: TestContext, o: { mode: ChaosMode; profile: ChaosProfi
     const processed = await readTopic(log, d.topics.flowsProcessed);
     const ipfixRedelivered = redelivered(d.pod('export-ipfix').logs());
     const outage = Math.max(0, ...timeline.brokerDown.map((w) => (w.to - w.from) / 1000));
-    const accounting = accountFor(reports, raw, outage);
+    const accounting = accountFor(reports, raw, { longestBrokerOutageSeconds: outage, at: [...timeline.ingestKilled, ...timeline.brokerDown.map((w) => w.from)] });
     const clickhouse = destinationProblems('ClickHouse', countRows(processed.map((r) => clickHouseRow(r.record))), countRows(await readClickHouseRows(o.clickhouse, d.database)));
     const flowLog = destinationProblems('the flow log', countRows(processed.map((r) => flowLogRow(r.record))), countRows(readFlowLogRows(d.flowLog)));
     const ipfix = destinationProblems('the IPFIX collector', countRows(processed.map((r) => ipfixRow(r.record, o.mode))), countRows(readIpfixRows(d.collector, o.mode)), ipfixRedelivered);
     const crashes = [...d.pods.values()].flatMap((p) => p.crashes.map((c) => `${p.name} exited (${c.code ?? c.signal}) ${new Date(c.at).toISOString()}${c.wasReady ? '' : ' before it came up'}`));
     const sent = reports.reduce((n, r) => n + r.records.sent, 0);
     const s = (from: number, to: number) => `${((to - from) / 1000).toFixed(0)} s`;
-    say(`${o.mode}: seed ${o.seed}, ${events.length} events; ${s(started, Date.now())} (up ${s(started, up)}, Agents ${s(up, played)}, drained ${s(played, drained)}); ` +
+    say(`${o.mode}: seed ${o.seed}, ${events.length} events; ${s(started, Date.now())} (up ${s(started, up)}, Agents ${s(up, played)} from ${new Date(up).toISOString()}, events from ${LEAD_IN_S} s after, drained ${s(played, drained)}); ` +
       `Agents sent ${sent} records, flows.raw holds ${raw.length}, flows.processed ${processed.length}; IPFIX rows twice ${ipfix.duplicates} (delivered again ${ipfixRedelivered})`);
     for (const n of accounting.nodes.filter((x) => x.missing !== 0)) say(`${o.mode}: ${n.node} (${n.transport}) sent ${n.sent}, flows.raw ${n.inRaw}: ${n.missing} missing, ${n.accountedFor} accounted for, ${n.breaks} broken connections, ${n.lost} counted lost by the Agent`);
     for (const c of crashes) say(`${o.mode}: ${c}`);

@@ -2,7 +2,10 @@
 // an Agent wrote may have been lost with the ingest replica that had it in its socket buffer or its queue
 // when it was killed; what is missing must be accounted for, and nothing else may be:
 // - UDP (behind the balancer): the records missing are exactly those the message sequence numbers in
-//   flows.raw say are missing, computed as ingest's sequence audit computes them (ingest/sequence-audit.ts);
+//   flows.raw say are missing, computed as ingest's sequence audit computes them (ingest/sequence-audit.ts),
+//   plus the Node's tail: records sent after its last message in flows.raw, which no later sequence number
+//   can show. A tail is accounted for only if an ingest replica was killed or the broker went down after
+//   that last message (and nothing the Agent sent afterwards reached flows.raw before it stopped);
 // - TCP and gRPC: a stream loses at most what was in flight when its replica died, so a Node is missing
 //   records only if a connection of it broke, at most a bound per broken connection (its records of the last seconds
 //   before a kill, and of the broker's longest outage, during which ingest holds what it received); inside
@@ -57,7 +60,38 @@ function auditedLoss(raw: readonly KeyedRecord[], transport: 'udp' | 'tcp', per:
   return { lost, last };
 }
 
-export function accountFor(reports: readonly SimulationReport[], raw: readonly KeyedRecord[], longestBrokerOutageSeconds: number): Accounting {
+/** Per UDP exporter address, the first sequence number in flows.raw and the one after its last message, to say where a loss is. */
+function udpSpan(raw: readonly KeyedRecord[]): Map<string, { first: number; end: number; lastReceived: number }> {
+  const perMessage = new Map<string, { address: string; sequence: number; records: number; receiveTime: number }>();
+  for (const { record: r } of raw) {
+    if (r.transport !== 'udp') continue;
+    const key = `${r.exporterAddress}/${r.observationDomainId}/${r.sequenceNumber}`;
+    const m = perMessage.get(key) ?? { address: r.exporterAddress, sequence: r.sequenceNumber, records: 0, receiveTime: r.receiveTime };
+    m.records++;
+    perMessage.set(key, m);
+  }
+  const spans = new Map<string, { first: number; end: number; lastReceived: number }>();
+  for (const m of perMessage.values()) {
+    const s = spans.get(m.address) ?? { first: m.sequence, end: 0, lastReceived: 0 };
+    s.first = Math.min(s.first, m.sequence);
+    if (m.sequence + m.records > s.end) [s.end, s.lastReceived] = [m.sequence + m.records, m.receiveTime];
+    spans.set(m.address, s);
+  }
+  return spans;
+}
+
+/** What the events did that may lose records: the longest broker outage, and when ingest lost what it held. */
+export interface Disruptions {
+  readonly longestBrokerOutageSeconds: number;
+  /** When an ingest replica was killed or the broker went down, ms since the epoch. */
+  readonly at: readonly number[];
+}
+
+/** A kill is played a moment after the schedule says; a replica's last write may come that much after it. */
+const EVENT_SLACK_MS = 1000;
+
+export function accountFor(reports: readonly SimulationReport[], raw: readonly KeyedRecord[], disruptions: Disruptions): Accounting {
+  const { longestBrokerOutageSeconds } = disruptions;
   const inRaw = new Map<number, { records: number } & Record<DeltaCounter, number>>();
   for (const { record } of raw) {
     const s = inRaw.get(record.observationDomainId) ?? { records: 0, packetDeltaCount: 0, octetDeltaCount: 0, reversePacketDeltaCount: 0, reverseOctetDeltaCount: 0 };
@@ -66,6 +100,7 @@ export function accountFor(reports: readonly SimulationReport[], raw: readonly K
     for (const c of DELTA_COUNTERS) s[c] += Number(record[c] ?? 0);
   }
   const udpLoss = auditedLoss(raw, 'udp', 'address').lost;
+  const spans = udpSpan(raw);
   const tcp = auditedLoss(raw, 'tcp', 'session');
   const problems: string[] = [];
   const nodes: NodeAccount[] = [];
@@ -81,8 +116,12 @@ export function accountFor(reports: readonly SimulationReport[], raw: readonly K
       }
       let accountedFor: number;
       if (report.transport === 'udp') {
-        accountedFor = udpLoss.get(n.sourceAddress ?? '') ?? 0;
-        if (missing !== accountedFor) problems.push(`${n.name} (udp): ${missing} records missing from flows.raw, the sequence numbers account for ${accountedFor}`);
+        const span = spans.get(n.sourceAddress ?? '');
+        const tail = span === undefined ? n.records : n.records - span.end;
+        const tailExplained = disruptions.at.some((t) => t >= (span?.lastReceived ?? 0) - EVENT_SLACK_MS);
+        accountedFor = (udpLoss.get(n.sourceAddress ?? '') ?? 0) + (tailExplained ? tail : 0);
+        const where = span === undefined ? 'none in flows.raw' : `sequence numbers ${span.first} to ${span.end} in flows.raw, ${tail} sent after its last message (received ${new Date(span.lastReceived).toISOString()})${tailExplained ? ', an ingest replica or the broker lost them' : ', no event after it'}`;
+        if (missing !== accountedFor) problems.push(`${n.name} (udp): ${missing} records missing from flows.raw, the sequence numbers account for ${accountedFor}; ${where}`);
       } else {
         accountedFor = Math.ceil(breaks * perNodeRate * (IN_FLIGHT_SECONDS + longestBrokerOutageSeconds));
         if (missing > accountedFor) problems.push(`${n.name} (${report.transport}): ${missing} records missing from flows.raw after ${breaks} broken connections, at most ${accountedFor} accounted for`);

@@ -11,12 +11,18 @@ export interface Timeline {
   readonly lines: string[];
   /** When the broker was down, ms since the epoch. */
   readonly brokerDown: { from: number; to: number }[];
+  /** When an ingest replica was killed, ms since the epoch. */
+  readonly ingestKilled: number[];
 }
 
 async function play(e: ChaosEvent, d: Deployment, broker: RestartableKafka, timeline: Timeline): Promise<string> {
   switch (e.kind) {
-    case 'kill':
-      return (await d.pod(e.service).kill(e.restartAfterMs)) ? 'done' : `skipped: ${e.service} was ${d.pod(e.service).state}`;
+    case 'kill': {
+      const at = Date.now();
+      if (!(await d.pod(e.service).kill(e.restartAfterMs))) return `skipped: ${e.service} was ${d.pod(e.service).state}`;
+      if (e.service.startsWith('ingest')) timeline.ingestKilled.push(at);
+      return 'done';
+    }
     case 'stall':
       return (await d.pod(e.service).stall(e.ms)) ? 'done' : `skipped: ${e.service} was ${d.pod(e.service).state}`;
     case 'broker': {
@@ -52,7 +58,7 @@ async function play(e: ChaosEvent, d: Deployment, broker: RestartableKafka, time
 
 /** Runs the events from now; resolves once every one of them has finished. */
 export async function playSchedule(events: readonly ChaosEvent[], d: Deployment, broker: RestartableKafka, log: (line: string) => void): Promise<Timeline> {
-  const timeline: Timeline = { lines: [], brokerDown: [] };
+  const timeline: Timeline = { lines: [], brokerDown: [], ingestKilled: [] };
   const start = Date.now();
   const running: Promise<void>[] = [];
   for (const e of events) {

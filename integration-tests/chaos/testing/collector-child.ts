@@ -5,10 +5,22 @@
 // written out, exit 0. Prints "listening" once the port is bound.
 //   node --import tsx collector-child.ts <port> <file> <run>
 import { openSync, writeSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startTcpCollector } from '../../harness/collector.js';
 
 const [port, file, run] = [Number(process.argv[2]), process.argv[3]!, Number(process.argv[4])];
-const collector = await startTcpCollector('127.0.0.1', { port });
+/** The port, once free: another test's port search may be holding it for a moment as the collector restarts. */
+async function listen(): Promise<Awaited<ReturnType<typeof startTcpCollector>>> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await startTcpCollector('127.0.0.1', { port });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries === 50) throw err;
+      await sleep(200);
+    }
+  }
+}
+const collector = await listen();
 const fd = openSync(file, 'a');
 let written = 0;
 const flush = () => {

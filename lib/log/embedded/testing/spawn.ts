@@ -24,9 +24,10 @@ export function spawnTs(script: string, args: readonly string[]): Child {
       w.resolve();
     }
   });
+  // 'close', not 'exit': only then has all of stderr been read.
   const exited = new Promise<void>((resolve) =>
-    proc.on('exit', () => {
-      for (const w of waiters.splice(0)) w.reject(new Error(`child ${script} exited before the expected line; stderr:\n${stderr}`));
+    proc.on('close', (code, signal) => {
+      for (const w of waiters.splice(0)) w.reject(new Error(`child ${script} exited (${code ?? signal}) before the expected line; stderr:\n${stderr}`));
       resolve();
     }),
   );
