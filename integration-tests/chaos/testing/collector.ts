@@ -14,9 +14,20 @@ export class IpfixCollector {
 
   constructor(readonly port: number, readonly file: string) {}
 
-  async start(): Promise<void> {
-    const child = (this.#child = spawnTs(CHILD, [String(this.port), this.file, String(this.#runs++)]));
-    await child.waitForLine((l) => l === 'listening');
+  /** Starts and stops one after the other: an outage that begins while the last one's collector is still starting waits for it. */
+  #transition: Promise<void> = Promise.resolve();
+
+  start(): Promise<void> {
+    return this.#then(async () => {
+      const child = (this.#child = spawnTs(CHILD, [String(this.port), this.file, String(this.#runs++)]));
+      await child.waitForLine((l) => l === 'listening');
+    });
+  }
+
+  #then(step: () => Promise<void>): Promise<void> {
+    const next = this.#transition.then(step);
+    this.#transition = next.catch(() => undefined);
+    return next;
   }
 
   /**
@@ -32,12 +43,14 @@ export class IpfixCollector {
   }
 
   /** A graceful stop: what the exporter sent before it saw the close is still received. */
-  async stop(): Promise<void> {
-    const child = this.#child;
-    this.#child = undefined;
-    if (child === undefined) return;
-    child.proc.kill('SIGTERM');
-    await child.exited;
+  stop(): Promise<void> {
+    return this.#then(async () => {
+      const child = this.#child;
+      this.#child = undefined;
+      if (child === undefined) return;
+      child.proc.kill('SIGTERM');
+      await child.exited;
+    });
   }
 
   /** Every message written so far, in arrival order within each session. */
