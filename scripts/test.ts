@@ -109,12 +109,14 @@ await withService('s3', async () => {
 // The attack tests bound /healthz latency while they flood ingest: they run after the others, one at a time,
 // so that the latency they measure is the attack's and not a neighbouring test's.
 const isExclusive = (f: string) => f.includes('/attacks/');
+// Each file runs under this bound; a soak asked to run longer (FLOWAGG_SOAK_SECONDS) gets its time and a margin.
+const FILE_TIMEOUT_MS = Math.max(600_000, (Number(process.env.FLOWAGG_SOAK_SECONDS ?? 0) + 900) * 1000);
 /** Runs test files under node's runner; resolves with its exit code. */
 function runTests(batch: readonly string[], concurrency: number): Promise<number> {
   if (batch.length === 0) return Promise.resolve(0);
   const child = (running = spawn(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...batch],
+    ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, `--test-timeout=${FILE_TIMEOUT_MS}`, ...batch],
     { stdio: 'inherit', env },
   ));
   return new Promise((resolve) => child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
