@@ -13,6 +13,7 @@ import { containerRuntimeAnswers, testcontainers } from '../integration-tests/ha
 import { startKafka } from '../integration-tests/harness/kafka.js';
 import { startS3 } from '../integration-tests/harness/s3.js';
 import { schemaRegistryEnv, startSchemaRegistry } from '../integration-tests/harness/schema-registry.js';
+import { longRunTimeoutMs } from '../integration-tests/chaos/testing/profile.js';
 
 const ROOTS = ['bin', 'app', 'simulate', 'ingest', 'processor', 'exporters', 'schemas', 'lib', 'integration-tests', 'bench', 'scripts', 'infra'];
 
@@ -109,8 +110,9 @@ await withService('s3', async () => {
 // The attack tests bound /healthz latency while they flood ingest: they run after the others, one at a time,
 // so that the latency they measure is the attack's and not a neighbouring test's.
 const isExclusive = (f: string) => f.includes('/attacks/');
-// Each file runs under this bound; a soak asked to run longer (FLOWAGG_SOAK_SECONDS) gets its time and a margin.
-const FILE_TIMEOUT_MS = Math.max(600_000, (Number(process.env.FLOWAGG_SOAK_SECONDS ?? 0) + 900) * 1000);
+// Each file runs under this bound (node's runner treats a file as one test); a chaos run or soak asked to
+// run longer gets its own bound and a minute, so that its own timeout, which says more, fires first.
+const FILE_TIMEOUT_MS = Math.max(600_000, longRunTimeoutMs() + 60_000);
 /** Runs test files under node's runner; resolves with its exit code. */
 function runTests(batch: readonly string[], concurrency: number): Promise<number> {
   if (batch.length === 0) return Promise.resolve(0);

@@ -30,15 +30,13 @@ import {
 import { keepLogs, prepareDeployment, issueCertificates, startServices, stopDeployment } from './testing/deployment.js';
 import { drain } from './testing/drain.js';
 import { readTopic } from './testing/log-contents.js';
-import { type ChaosMode, type ChaosProfile, chaosProfile, describeProfile } from './testing/profile.js';
+import { type ChaosMode, type ChaosProfile, LEAD_IN_S, chaosProfile, chaosTimeoutMs, describeProfile } from './testing/profile.js';
 import { chaosSchedule, describeEvent } from './testing/schedule.js';
 import { destinationProblems, processorProblems, rawProblems } from './testing/verdict.js';
 
 const say = (line: string) => console.log(`[chaos] ${line}`);
 /** Each mode's events from a seed of its own, so that FLOWAGG_CHAOS_SEED with FLOWAGG_CHAOS_MODES=Proxy replays Proxy's. */
 const modeSeed = (seed: number, mode: ChaosMode) => seed + (mode === 'Proxy' ? 1 : 0);
-/** Seconds the Agents send before the first event, and after the last one is due. */
-const LEAD_IN_S = 5;
 const DRAIN_TIMEOUT_MS = 180_000;
 
 /** Records the IPFIX exporter logged as delivered again, over all its runs. */
@@ -123,8 +121,7 @@ async function runMode(t: TestContext, o: { mode: ChaosMode; profile: ChaosProfi
 
 const profile = chaosProfile();
 const clickhouse = clickHouseForTests();
-// Each mode: about a minute to start and drain besides its events.
-const timeout = profile.modes.length * (profile.seconds + 2 * LEAD_IN_S + 240) * 1000 + 120_000;
+const timeout = chaosTimeoutMs(profile);
 // Not in the default run until it passes every seed: a service that lived through a broker restart
 // sometimes outlasts SIGTERM (docs/reliability.md, "Open"), and a red run would say nothing new.
 const notYetReliable = process.env.FLOWAGG_CHAOS === undefined

@@ -22,12 +22,12 @@ import { requireTools } from '../harness/tools.js';
 import { startAgents } from './testing/agents.js';
 import { dropClickHouseDatabase } from './testing/destinations.js';
 import { PROCESSED_PARTITIONS, RAW_PARTITIONS, issueCertificates, prepareDeployment, startServices, stopDeployment } from './testing/deployment.js';
-import { chaosProfile } from './testing/profile.js';
+import { chaosProfile, soakSeconds, soakTimeoutMs } from './testing/profile.js';
 import { plotSoak } from './testing/soak-plot.js';
 import { type SoakSample, SoakSampler } from './testing/soak-samples.js';
 
 const say = (line: string) => console.log(`[soak] ${line}`);
-const seconds = Number(process.env.FLOWAGG_SOAK_SECONDS ?? 0);
+const seconds = soakSeconds();
 const sampleSeconds = Number(process.env.FLOWAGG_SOAK_SAMPLE ?? 10);
 const retentionSeconds = Number(process.env.FLOWAGG_SOAK_RETENTION ?? 120);
 const flows = Number(process.env.FLOWAGG_SOAK_FLOWS ?? 300);
@@ -41,7 +41,7 @@ const mib = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
 /** The samples within `width` seconds after `from`. */
 const window = (samples: readonly SoakSample[], from: number, width: number) => samples.filter((s) => s.t >= from && s.t < from + width);
 
-test('soak: a steady rate for FLOWAGG_SOAK_SECONDS; memory, descriptors, latency and disk flat', { skip, timeout: (seconds + 600) * 1000 }, async (t) => {
+test('soak: a steady rate for FLOWAGG_SOAK_SECONDS; memory, descriptors, latency and disk flat', { skip, timeout: soakTimeoutMs(seconds) }, async (t) => {
   if (!requireTools(t, GNUPLOT)) return;
   const profile = { ...chaosProfile(), flows, exportIntervalSeconds: Number(process.env.FLOWAGG_SOAK_EXPORT_INTERVAL ?? 5), modes: [process.env.FLOWAGG_SOAK_MODE === 'Proxy' ? 'Proxy' as const : 'Aggregate' as const] };
   const dir = await mkdtemp(join(tmpdir(), 'flowagg-soak-'));

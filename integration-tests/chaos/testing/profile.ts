@@ -66,3 +66,22 @@ export function chaosProfile(): ChaosProfile {
 export const describeProfile = (p: ChaosProfile): string =>
   `seed ${p.seed} (FLOWAGG_CHAOS_SEED=${p.seed} replays it), modes ${p.modes.join(', ')}, ${p.seconds} s of events a mode every ${p.interval.min}-${p.interval.max} s, ` +
   `outages ${p.outageSeconds} s, stalls ${p.stallSeconds} s, restarts after 0-${p.restartSeconds} s, 3 simulators of ${p.nodes} Nodes and ${p.flows} flows`;
+
+/** Seconds the Agents send before the first event, and after the last one is due. */
+export const LEAD_IN_S = 5;
+
+/** How long a chaos run may take: each mode's Agents, and about four minutes to start and drain. */
+export const chaosTimeoutMs = (p: ChaosProfile): number => p.modes.length * (p.seconds + 2 * LEAD_IN_S + 240) * 1000 + 120_000;
+
+/** The soak's seconds at a steady rate (FLOWAGG_SOAK_SECONDS; 0: not asked for). */
+export const soakSeconds = (): number => numberVar('FLOWAGG_SOAK_SECONDS', 0, 0);
+
+/** How long the soak may take: its seconds, and ten minutes to start, drain and plot. */
+export const soakTimeoutMs = (seconds: number): number => (seconds + 600) * 1000;
+
+/** The longest that a chaos run or a soak this environment asks for may take (0 when it asks for neither). */
+export function longRunTimeoutMs(): number {
+  const chaos = process.env.FLOWAGG_CHAOS === undefined ? 0 : chaosTimeoutMs(chaosProfile());
+  const soak = soakSeconds() > 0 ? soakTimeoutMs(soakSeconds()) : 0;
+  return Math.max(chaos, soak);
+}

@@ -110,6 +110,7 @@ export class KafkaCluster {
       if (admin !== undefined) await admin.then((a) => a.disconnect()).catch(() => undefined);
     })();
     const closedInTime = await settlesWithin(closing, this.config.closeTimeout);
+    // Already so if the closers finished; not yet if they were still waiting on a broker.
     this.closed = true;
     const cut = this.sockets.cut('the Kafka log is closed');
     if (!closedInTime || cut.length > 0) {
