@@ -1,18 +1,18 @@
 // The flow explorer in a command that serves (flowagg run, flowagg explore): the service under its
 // supervisor, its API and its page mounted on the command's HTTP server, so that they are served, and
 // authenticated, as the server's other routes are.
-import { type TelemetryServer } from '../lib/telemetry/http.js';
-import { type MessageLog } from '../lib/log/types.js';
+import type { TelemetryServer } from '../lib/telemetry/http.js';
+import type { MessageLog } from '../lib/log/types.js';
 import { type AvroFraming, topicValueFraming } from '../lib/log/value-format.js';
-import { type Service } from '../lib/service/service.js';
-import { type ServiceStack } from '../lib/service/stack.js';
-import { type Supervisor } from '../lib/service/supervisor.js';
+import type { Service } from '../lib/service/service.js';
+import type { ServiceStack } from '../lib/service/stack.js';
+import type { Supervisor } from '../lib/service/supervisor.js';
 import { FLOW_RECORD_SCHEMA } from '../schemas/flow-record.js';
 import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
 import { mountExplorerApi } from '../exporters/explorer/api.js';
 import { createExplorer, type Explorer } from '../exporters/explorer/index.js';
 import { pageFiles } from '../exporters/explorer/static.js';
-import { type ServiceConfig } from './service-config.js';
+import type { ServiceConfig } from './service-config.js';
 
 export interface ExplorerWiring {
   readonly log: MessageLog;

@@ -13,10 +13,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CaptureError } from '../lib/capture/errors.js';
 import { capturedMessages } from '../lib/capture/messages.js';
 import { IpfixError } from '../lib/ipfix/errors.js';
-import { type MetadataSource } from '../lib/k8s/metadata.js';
+import type { MetadataSource } from '../lib/k8s/metadata.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
-import { type MessageLog, type ProduceRecord } from '../lib/log/types.js';
-import { type Logger } from '../lib/telemetry/logger.js';
+import type { MessageLog, ProduceRecord } from '../lib/log/types.js';
+import type { Logger } from '../lib/telemetry/logger.js';
 import { RecordBuffer } from '../schemas/record-buffer.js';
 import { TranscoderCache } from '../ingest/records/transcoder-cache.js';
 import { ExporterSession } from '../ingest/session.js';
@@ -25,7 +25,7 @@ import { packetVersion } from '../lib/ipfix/netflow-message.js';
 import { NETFLOW_V5_VERSION, NETFLOW_V9_VERSION } from '../lib/ipfix/netflow-header.js';
 import { flowRecordReader } from '../schemas/flow-record.js';
 import { flowRecordToJson } from '../schemas/flow-record-json.js';
-import { type ProcessorConfig } from '../processor/config.js';
+import type { ProcessorConfig } from '../processor/config.js';
 import { createProcessor, type Processor } from '../processor/index.js';
 
 /** UDP templates live this long on the capture's clock (go-ipfix's default). */

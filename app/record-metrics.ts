@@ -7,14 +7,14 @@
 // numRecordsExported counts each record once, as Antrea counts a record once when it hands it to its
 // exporters (however many there are): with the processor here, the records it wrote to flows.processed;
 // in a process that only exports, the records of the exporter that delivered the most.
-import { type Counter } from 'prom-client';
+import type { Counter } from 'prom-client';
 import { counterTotal } from '../lib/telemetry/metrics.js';
-import { type Ingest } from '../ingest/index.js';
+import type { Ingest } from '../ingest/index.js';
 import { ingestMetrics } from '../ingest/metrics.js';
-import { type Processor } from '../processor/index.js';
+import type { Processor } from '../processor/index.js';
 import { processorMetrics } from '../processor/metrics.js';
 import { exportMetrics } from '../exporters/metrics.js';
-import { type ExportRunner } from '../exporters/runner.js';
+import type { ExportRunner } from '../exporters/runner.js';
 
 export interface RecordMetricsSources {
   readonly ingest: Ingest | undefined;

@@ -11,19 +11,19 @@ import { openLog } from '../lib/log/index.js';
 import { topicValueFraming } from '../lib/log/value-format.js';
 import { FLOW_RECORD_SCHEMA } from '../schemas/flow-record.js';
 import { FlowValues } from '../exporters/flow-values.js';
-import { type MessageLog } from '../lib/log/types.js';
+import type { MessageLog } from '../lib/log/types.js';
 import { TelemetryServer } from '../lib/telemetry/http.js';
 import { type RunningApiServer, startApiServer } from '../lib/apiserver/start.js';
 import { serveAntreaRoutes } from '../lib/apiserver/routes.js';
 import { componentLogger } from '../lib/telemetry/logger.js';
 import { openMetadataSource } from '../lib/k8s/index.js';
-import { type MetadataSource } from '../lib/k8s/metadata.js';
-import { type LogConfig } from '../lib/log/config.js';
+import type { MetadataSource } from '../lib/k8s/metadata.js';
+import type { LogConfig } from '../lib/log/config.js';
 import { supervisionPolicy } from '../lib/service/config.js';
 import { Supervisor } from '../lib/service/supervisor.js';
 import { ServiceStack } from '../lib/service/stack.js';
 import { listenForStop } from './cli/stop-signals.js';
-import { type Service } from '../lib/service/service.js';
+import type { Service } from '../lib/service/service.js';
 import { createIngest } from '../ingest/index.js';
 import { flowRecords, flowRecordsFilter } from '../processor/api.js';
 import { createProcessor, type Processor } from '../processor/index.js';
@@ -157,7 +157,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
       );
     }
     if (opts.processor === true) {
-      const metadata: MetadataSource | undefined = openMetadataSource(config.kubernetes);
+      const metadata: MetadataSource | undefined = await openMetadataSource(config.kubernetes);
       if (metadata !== undefined) {
         http.addReadinessCheck('kubernetes', () => metadata.readiness());
         services.push({ name: 'kubernetes', stop: () => metadata.close() });

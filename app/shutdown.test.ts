@@ -14,7 +14,7 @@ import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
 import { FakeKubeApiServer, kubeConfigFor } from '../lib/k8s/testing/fake-api-server.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { readAll } from '../lib/log/embedded/testing/read-all.js';
-import { type MessageLog } from '../lib/log/types.js';
+import type { MessageLog } from '../lib/log/types.js';
 import { untilHolds } from '../lib/testing/until.js';
 import { numberedRecord, writeRecords } from '../exporters/testing/records.js';
 import { applyChangelogRecord } from '../processor/aggregate/changelog.js';

@@ -10,8 +10,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EPHEMERAL_RUN_ENV, metricLines, recordMetrics, type Run, startRun, stopRun } from '../integration-tests/harness/flowagg-run.js';
 import { untilHolds } from '../lib/testing/until.js';
-import { type SimulationReport } from '../simulate/report.js';
-import { type Benchmark } from './types.js';
+import type { SimulationReport } from '../simulate/report.js';
+import type { Benchmark } from './types.js';
 
 const CLI = join(import.meta.dirname, '../bin/flowagg.js');
 const AGENTS = Number(process.env.FLOWAGG_BENCH_AGENTS ?? 5000);

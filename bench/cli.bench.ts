@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
 import { softflowdTemplate, softflowdValues } from '../lib/ipfix/testing/templates.js';
-import { type BenchResult, type Benchmark } from './types.js';
+import type { BenchResult, Benchmark } from './types.js';
 
 const RECORDS = 273_000;
 const RUNS = 3;

@@ -1,6 +1,6 @@
 // Delivering batches straight to an exporter, as the runner hands them over (framed FlowRecord values,
 // each already scanned once by the runner): what the row and flow log benchmarks measure.
-import { type Exporter } from '../exporters/types.js';
+import type { Exporter } from '../exporters/types.js';
 import { aggregatedRecord, exportedRecords, testValues } from '../exporters/testing/records.js';
 import { measure } from './types.js';
 

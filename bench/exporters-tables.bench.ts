@@ -18,7 +18,7 @@ import { createClickHouseExporter } from '../exporters/clickhouse/index.js';
 import { s3UploaderSection } from '../exporters/s3/config.js';
 import { createS3Exporter } from '../exporters/s3/index.js';
 import { deliverRate } from './deliver-rate.js';
-import { type BenchResult, type Benchmark } from './types.js';
+import type { BenchResult, Benchmark } from './types.js';
 
 const context = () => `load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} CPUs`;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');

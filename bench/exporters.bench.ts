@@ -21,7 +21,7 @@ import { FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner
 import { ipfixExporter } from '../exporters/ipfix/testing/exporter.js';
 import { createExportRunner } from '../exporters/runner.js';
 import { numberedRecord, testValues, writeRecords } from '../exporters/testing/records.js';
-import { type ExportBatch } from '../exporters/types.js';
+import type { ExportBatch } from '../exporters/types.js';
 import { type BenchResult, type Benchmark, measure } from './types.js';
 
 const TARGET = 300_000;

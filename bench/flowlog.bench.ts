@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { flowLoggerSection } from '../exporters/flowlog/config.js';
 import { createFlowLogExporter } from '../exporters/flowlog/index.js';
 import { deliverRate } from './deliver-rate.js';
-import { type BenchResult, type Benchmark } from './types.js';
+import type { BenchResult, Benchmark } from './types.js';
 
 const context = () => `load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} CPUs`;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');

@@ -15,7 +15,7 @@ import { runTool } from '../integration-tests/harness/tools.js';
 import { logConfigSchema } from '../lib/log/config.js';
 import { openLog } from '../lib/log/index.js';
 import { until } from '../lib/testing/until.js';
-import { type BenchResult, type Benchmark } from './types.js';
+import type { BenchResult, Benchmark } from './types.js';
 
 interface Fixture {
   readonly ingest: Ingest;

@@ -19,7 +19,7 @@ import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
 import { logConfigSchema, type LogConfig } from '../lib/log/config.js';
 import { openLog } from '../lib/log/index.js';
 import { until } from '../lib/testing/until.js';
-import { type BenchResult, type Benchmark } from './types.js';
+import type { BenchResult, Benchmark } from './types.js';
 
 /** The agents (a child process): connect, then write each agent's messages round-robin until `total` records are sent. */
 const AGENTS_PROCESS = `

@@ -7,7 +7,7 @@ import { decodeMessage } from '../lib/ipfix/decode-message.js';
 import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
 import { TemplateStore } from '../lib/ipfix/template-store.js';
 import { antreaAgentTemplate, antreaAgentValues, softflowdTemplate, softflowdValues } from '../lib/ipfix/testing/templates.js';
-import { type FieldValue, type Template } from '../lib/ipfix/types.js';
+import type { FieldValue, Template } from '../lib/ipfix/types.js';
 import { type BenchResult, type Benchmark, measure } from './types.js';
 
 const TARGET = 1_000_000;

@@ -1,11 +1,11 @@
 // Kubernetes metadata (lib/k8s): Pod lookups by IP and time, which the processor makes for up to two
 // sides of every record, and memory per Pod, in the store and in the informer's cache once its objects
 // are trimmed (lib/k8s/informers/convert.ts) against the objects as the API server sends them.
-import { type V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { podObject, trimPod } from '../lib/k8s/informers/convert.js';
 import { ipv4Number } from '../lib/k8s/ip.js';
 import { MetadataStore } from '../lib/k8s/store/metadata-store.js';
-import { type Benchmark } from './types.js';
+import type { Benchmark } from './types.js';
 
 const PODS = 100_000;
 const T0 = Date.UTC(2026, 10, 30);

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { startKafka } from '../integration-tests/harness/kafka.js';
 import { openKafkaLog } from '../lib/log/kafka/index.js';
-import { type ProduceRecord } from '../lib/log/types.js';
+import type { ProduceRecord } from '../lib/log/types.js';
 import { type Benchmark, measure } from './types.js';
 
 const RECORD_BYTES = 300;

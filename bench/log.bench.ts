@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fdatasync, writeAllAt } from '../lib/log/embedded/fs-util.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
-import { type MessageLog, type ProduceRecord } from '../lib/log/types.js';
+import type { MessageLog, ProduceRecord } from '../lib/log/types.js';
 import { type BenchResult, type Benchmark, measure } from './types.js';
 
 export const RECORD_BYTES = 300;

@@ -21,7 +21,7 @@ import { netflowFieldElement } from '../lib/ipfix/netflow-fields.js';
 import { TemplateStore } from '../lib/ipfix/template-store.js';
 import { makeTemplate } from '../lib/ipfix/testing/templates.js';
 import { ROUTER_TEMPLATE, routerValues, v5Packet, v9DataSet, v9Packet, v9Record, v9TemplateSet } from '../lib/ipfix/testing/netflow-packets.js';
-import { type FieldValue } from '../lib/ipfix/types.js';
+import type { FieldValue } from '../lib/ipfix/types.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { ingestConfig } from '../ingest/config.js';
 import { createIngest } from '../ingest/index.js';

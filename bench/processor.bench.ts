@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { FlowRecordEncoder } from '../simulate/antrea/records.js';
 import { antreaWorkload, type Workload } from '../simulate/antrea/workload.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
-import { type MessageLog, type ProduceRecord } from '../lib/log/types.js';
+import type { MessageLog, ProduceRecord } from '../lib/log/types.js';
 import { FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
 import { Aggregator } from '../processor/aggregate/aggregator.js';
 import { compileOutputEncoder } from '../processor/aggregate/output.js';
@@ -23,7 +23,7 @@ import { processorConfig } from '../processor/config.js';
 import { createProcessor } from '../processor/index.js';
 import { aggregatorSettings, waitCaughtUp } from '../processor/testing/fakes.js';
 import { componentLogger } from '../lib/telemetry/logger.js';
-import { type BenchResult, type Benchmark } from './types.js';
+import type { BenchResult, Benchmark } from './types.js';
 
 const NODES = 6;
 const RECORDS_PER_HALF = 5;

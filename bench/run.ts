@@ -4,7 +4,7 @@ import { readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus, hostname, totalmem } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type BenchResult, type Benchmark } from './types.js';
+import type { BenchResult, Benchmark } from './types.js';
 
 const dir = import.meta.dirname;
 const filter = process.argv[2];

@@ -14,10 +14,10 @@ import * as grpc from '@grpc/grpc-js';
 import { issueCA, issueClientCert, issueServerCert } from '../lib/tls/issue.js';
 import { runTool } from '../integration-tests/harness/tools.js';
 import { DEFAULT_SERVER_NAME } from '../simulate/tls.js';
-import { type SimulationReport } from '../simulate/report.js';
+import type { SimulationReport } from '../simulate/report.js';
 import { EXPORT_PATH } from '../schemas/antrea-proto.js';
 import { until } from '../lib/testing/until.js';
-import { type BenchResult, type Benchmark } from './types.js';
+import type { BenchResult, Benchmark } from './types.js';
 
 const CLI = join(import.meta.dirname, '../bin/flowagg.js');
 const identity = (b: Buffer) => b;

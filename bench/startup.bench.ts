@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { copyRepository } from '../integration-tests/harness/repo-copy.js';
-import { type BenchResult, type Benchmark } from './types.js';
+import type { BenchResult, Benchmark } from './types.js';
 
 const RUNS = 30;
 const WARMUP = 3;

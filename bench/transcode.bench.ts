@@ -4,7 +4,7 @@
 // template softflowd -v 10 sends.
 import { cpus, loadavg } from 'node:os';
 import { antreaAgentTemplate, antreaAgentValues, softflowdTemplate, softflowdValues } from '../lib/ipfix/testing/templates.js';
-import { type FieldValue, type Template } from '../lib/ipfix/types.js';
+import type { FieldValue, Template } from '../lib/ipfix/types.js';
 import { flowRecordWriter } from '../schemas/flow-record.js';
 import { RecordBuffer } from '../schemas/record-buffer.js';
 import { contextFor, encodeRecord, type MessageFacts, referenceEncode } from '../ingest/records/testing/records.js';

@@ -3,8 +3,8 @@
 // the log itself is asked (the lag per partition), and the oldest record read and not yet accepted gives
 // flowagg_export_oldest_unexported_age_seconds. The same figures go into the readiness detail.
 import { errorMessage } from '../lib/errors.js';
-import { type MessageLog, type TopicPartition } from '../lib/log/types.js';
-import { type Logger } from '../lib/telemetry/logger.js';
+import type { MessageLog, TopicPartition } from '../lib/log/types.js';
+import type { Logger } from '../lib/telemetry/logger.js';
 import { exportMetrics } from './metrics.js';
 
 /** One assigned partition, as the backlog sees it (a PartitionWorker). */

@@ -8,8 +8,8 @@
 // Every runner keeps one reader of the topic (its own throwaway consumer group, never committed), so
 // that the latest range of a partition is in memory by the time the partition is assigned to it.
 import { randomUUID } from 'node:crypto';
-import { type Consumer, type MessageLog, type Producer } from '../lib/log/types.js';
-import { type Logger } from '../lib/telemetry/logger.js';
+import type { Consumer, MessageLog, Producer } from '../lib/log/types.js';
+import type { Logger } from '../lib/telemetry/logger.js';
 
 export interface BatchIntent {
   readonly topic: string;

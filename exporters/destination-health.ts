@@ -5,7 +5,7 @@
 // it takes; collection and the processor never wait for a destination). /readyz shows the state as a
 // detail of a check that stays ready, so that Kubernetes keeps sending Agents' records to the Pod.
 import { errorMessage } from '../lib/errors.js';
-import { type Logger } from '../lib/telemetry/logger.js';
+import type { Logger } from '../lib/telemetry/logger.js';
 import { exportMetrics } from './metrics.js';
 
 export type DestinationStatus =

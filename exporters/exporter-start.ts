@@ -3,9 +3,9 @@
 // start never waits for it; the partitions wait for it before their first delivery.
 import { errorMessage } from '../lib/errors.js';
 import { type BackoffPolicy, retry } from '../lib/retry.js';
-import { type Logger } from '../lib/telemetry/logger.js';
-import { type DestinationHealth } from './destination-health.js';
-import { type Exporter } from './types.js';
+import type { Logger } from '../lib/telemetry/logger.js';
+import type { DestinationHealth } from './destination-health.js';
+import type { Exporter } from './types.js';
 
 export interface ExporterStart {
   /** Settles true once the exporter started, false when `signal` aborted first. */

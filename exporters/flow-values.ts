@@ -3,7 +3,7 @@
 // schema registry id of log.valueFormat confluent): an exporter that writes a format of its own reads
 // the fields it writes in place, through the compiled scanner, and allocates nothing per record; one
 // that needs the whole record decodes it into an object.
-import { type FlowRecord } from '../schemas/flow-record.js';
+import type { FlowRecord } from '../schemas/flow-record.js';
 import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
 import { FlowRecordScanner, type ScannedRecord } from '../schemas/flow-record-scanner.js';
 

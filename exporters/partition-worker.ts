@@ -11,17 +11,17 @@
 // outage longer than the retention): a read then resumes at the log start. The worker sees that as a
 // jump in offsets, asks the log where it starts now, and counts and logs what retention took.
 import { errorMessage } from '../lib/errors.js';
-import { type LogRecord, type TopicPartition } from '../lib/log/types.js';
+import type { LogRecord, TopicPartition } from '../lib/log/types.js';
 import { type Logger, sampledLogger } from '../lib/telemetry/logger.js';
 import { ScannedRecord } from '../schemas/flow-record-scanner.js';
 import { Backoff, type BackoffPolicy, retry, sleep } from '../lib/retry.js';
-import { type PartitionBacklog } from './backlog.js';
-import { type BatchIntent, type BatchIntents } from './batch-intents.js';
-import { type Attempter, type DestinationHealth } from './destination-health.js';
+import type { PartitionBacklog } from './backlog.js';
+import type { BatchIntent, BatchIntents } from './batch-intents.js';
+import type { Attempter, DestinationHealth } from './destination-health.js';
 import { deliveredNothing } from './errors.js';
-import { type FlowValues } from './flow-values.js';
-import { type PartitionSeries } from './metrics.js';
-import { type ExportBatch, type ExportedRecord, type Exporter } from './types.js';
+import type { FlowValues } from './flow-values.js';
+import type { PartitionSeries } from './metrics.js';
+import type { ExportBatch, ExportedRecord, Exporter } from './types.js';
 
 export interface PartitionControl {
   pause(tp: TopicPartition): void;

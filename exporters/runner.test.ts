@@ -9,13 +9,13 @@ import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { readAll } from '../lib/log/embedded/testing/read-all.js';
 import { topicsSchema } from '../lib/log/topics.js';
 import { crashingConsumers } from '../lib/log/testing/crashing-consumers.js';
-import { type MessageLog } from '../lib/log/types.js';
+import type { MessageLog } from '../lib/log/types.js';
 import { registry } from '../lib/telemetry/metrics.js';
 import { until } from '../lib/testing/until.js';
 import { EXPORT_NO_WORKER } from './errors.js';
 import { createExportRunner, type RunnerConfig, type RunnerDeps } from './runner.js';
 import { TestDestination, numberedRecord, writeRecords } from './testing/records.js';
-import { type ExportBatch } from './types.js';
+import type { ExportBatch } from './types.js';
 
 const topics = topicsSchema.parse({ flowsProcessedPartitions: 2 });
 const FAST_BACKOFF = { initialMs: 20, maxMs: 100 };

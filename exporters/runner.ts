@@ -14,11 +14,11 @@
 // the age of the oldest record read and not yet accepted. stop() finishes every batch in flight within
 // stopTimeoutMs, commits, leaves the group and stops the exporter.
 import { FlowaggError, errorMessage } from '../lib/errors.js';
-import { type BackoffPolicy } from '../lib/retry.js';
+import type { BackoffPolicy } from '../lib/retry.js';
 import { Lifecycle, type Readiness } from '../lib/service/lifecycle.js';
-import { type Service } from '../lib/service/service.js';
-import { type TopicsConfig } from '../lib/log/topics.js';
-import { type Consumer, type MessageLog, type TopicPartition } from '../lib/log/types.js';
+import type { Service } from '../lib/service/service.js';
+import type { TopicsConfig } from '../lib/log/topics.js';
+import type { Consumer, MessageLog, TopicPartition } from '../lib/log/types.js';
 import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
 import { Backlog } from './backlog.js';
 import { BatchIntents } from './batch-intents.js';
@@ -28,7 +28,7 @@ import { type ExporterStart, startInBackground } from './exporter-start.js';
 import { FlowValues } from './flow-values.js';
 import { partitionSeries } from './metrics.js';
 import { PartitionWorker } from './partition-worker.js';
-import { type Exporter } from './types.js';
+import type { Exporter } from './types.js';
 
 export interface RunnerConfig {
   readonly topics: TopicsConfig;

@@ -3,7 +3,7 @@
 // owns everything the destinations share: the consumer group on flows.processed, checking that each
 // record reads, cutting batches, retries with backoff, and committing offsets only once the destination
 // accepted a batch.
-import { type FlowValues } from './flow-values.js';
+import type { FlowValues } from './flow-values.js';
 
 export type ExporterKind = 'ipfix' | 'clickhouse' | 's3' | 'flowlog';
 

@@ -3,9 +3,9 @@
 // processor's partitions then have a receive clock that moves while no record comes: their flows expire
 // from what the log holds, and a replay expires them at the same points. Each replica of ingest ticks
 // every partition; the processor keeps the latest time.
-import { type Clock } from '../lib/clock.js';
+import type { Clock } from '../lib/clock.js';
 import { clockTick } from '../schemas/clock-tick.js';
-import { type ProduceQueue } from './produce-queue.js';
+import type { ProduceQueue } from './produce-queue.js';
 
 /** Starts ticking; the function returned stops it. */
 export function startClockTicks(queue: ProduceQueue, partitions: number, intervalMs: number, clock: Clock): () => void {

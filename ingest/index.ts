@@ -7,11 +7,11 @@
 // to ingest.shutdownTimeout for queued records to reach the log and counts what it had to give up.
 import { type Clock, systemClock } from '../lib/clock.js';
 import { Lifecycle, type Readiness } from '../lib/service/lifecycle.js';
-import { type Service } from '../lib/service/service.js';
-import { type Consumer, type MessageLog } from '../lib/log/types.js';
-import { type AvroFraming } from '../schemas/avro.js';
+import type { Service } from '../lib/service/service.js';
+import type { Consumer, MessageLog } from '../lib/log/types.js';
+import type { AvroFraming } from '../schemas/avro.js';
 import { componentLogger, type Logger, sampledLogger } from '../lib/telemetry/logger.js';
-import { type IngestConfig, type Transport } from './config.js';
+import type { IngestConfig, Transport } from './config.js';
 import { INGEST_STATE } from './errors.js';
 import { type GrpcCollector, startGrpcCollector } from './grpc/collector.js';
 import { ConnectionAdmission } from '../lib/listeners/admission.js';
@@ -22,7 +22,7 @@ import { ingestMetrics } from './metrics.js';
 import { type RunningAudit, startSequenceAudit } from './sequence-audit-consumer.js';
 import { startClockTicks } from './clock-ticks.js';
 import { Pipeline, type PipelineStats } from './pipeline.js';
-import { type CertificateSource } from '../lib/tls/provider.js';
+import type { CertificateSource } from '../lib/tls/provider.js';
 import { startCertificateSource } from '../lib/tls/start.js';
 import { tlsServerOptions } from '../lib/tls/server-options.js';
 import { TemplatePublisher, subscribeTemplates } from './templates-topic.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { sortRecords } from '../integration-tests/harness/flow-view.js';
-import { type ExpectedRecord } from '../integration-tests/harness/softflowd-flows.js';
+import type { ExpectedRecord } from '../integration-tests/harness/softflowd-flows.js';
 import { requireTools, SOFTFLOWD } from '../integration-tests/harness/tools.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { ingestConfig } from './config.js';

@@ -12,17 +12,17 @@
 // Every input is bounded (docs/ingest.md, "Limits"): templates per session, per exporter address and in
 // total (TemplatePool), compiled transcoders (TranscoderCache, shared by all sessions), sequence streams,
 // exporters with series of their own, and the time a stream may take to deliver a message.
-import { type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { errorMessage, isFlowaggError } from '../lib/errors.js';
 import { MESSAGE_HEADER_LENGTH } from '../lib/ipfix/message-header.js';
 import { cutAtTemplateBudget } from '../lib/ipfix/template-parts.js';
 import { type EvictionReason, TemplatePool } from '../lib/ipfix/template-pool.js';
-import { type Template } from '../lib/ipfix/types.js';
-import { type Producer } from '../lib/log/types.js';
-import { type AvroFraming } from '../schemas/avro.js';
+import type { Template } from '../lib/ipfix/types.js';
+import type { Producer } from '../lib/log/types.js';
+import type { AvroFraming } from '../schemas/avro.js';
 import { CappedLabel, OVERFLOW_LABEL } from '../lib/telemetry/capped-label.js';
 import { type Logger, sampledLogger } from '../lib/telemetry/logger.js';
-import { type IngestSection, type Transport } from './config.js';
+import type { IngestSection, Transport } from './config.js';
 import { type Endpoint, exporterAddress } from '../lib/listeners/address.js';
 import { SlicedQueue } from './listeners/sliced-queue.js';
 import { type MessageOutcome, readStream, type StreamReader } from './listeners/stream.js';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FlowaggError } from '../lib/errors.js';
 import { LOG_RECORD_REJECTED } from '../lib/log/errors.js';
-import { type ProduceRecord } from '../lib/log/types.js';
+import type { ProduceRecord } from '../lib/log/types.js';
 import { until } from '../lib/testing/until.js';
 import { ProduceQueue } from './produce-queue.js';
 import { ControllableProducer } from './testing/fakes.js';

@@ -11,7 +11,7 @@ import { EventEmitter } from 'node:events';
 import { isFlowaggError } from '../lib/errors.js';
 import { Backoff, sleep } from '../lib/retry.js';
 import { LOG_INVALID_ARGUMENT, LOG_KEY_REQUIRED, LOG_RECORD_REJECTED } from '../lib/log/errors.js';
-import { type ProduceRecord, type Producer } from '../lib/log/types.js';
+import type { ProduceRecord, Producer } from '../lib/log/types.js';
 
 export interface ProduceQueueOptions {
   readonly topic: string;

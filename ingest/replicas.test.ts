@@ -14,7 +14,7 @@ import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { componentLogger } from '../lib/telemetry/logger.js';
 import { ingestConfig } from './config.js';
 import { createIngest, type Ingest, type IngestDeps } from './index.js';
-import { type AuditFinding } from './sequence-audit.js';
+import type { AuditFinding } from './sequence-audit.js';
 import { startSequenceAudit } from './sequence-audit-consumer.js';
 import { agentMessages, agentTemplate, readFlowRecords } from './testing/fakes.js';
 import { until } from '../lib/testing/until.js';

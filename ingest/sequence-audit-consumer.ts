@@ -5,9 +5,9 @@
 // has (another audit joined the group), it judges nothing and says so (sequence_audit_partitions_missing).
 import { type Clock, systemClock } from '../lib/clock.js';
 import { errorMessage } from '../lib/errors.js';
-import { type Consumer, type MessageLog } from '../lib/log/types.js';
+import type { Consumer, MessageLog } from '../lib/log/types.js';
 import { CappedLabel } from '../lib/telemetry/capped-label.js';
-import { type Logger } from '../lib/telemetry/logger.js';
+import type { Logger } from '../lib/telemetry/logger.js';
 import { ingestMetrics as metrics } from './metrics.js';
 import { readProvenance, transportIndex } from './records/provenance.js';
 

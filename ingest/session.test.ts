@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TemplatePool } from '../lib/ipfix/template-pool.js';
-import { type Endpoint } from '../lib/listeners/address.js';
+import type { Endpoint } from '../lib/listeners/address.js';
 import { ExporterSession, UdpSessionTable } from './session.js';
 import { agentTemplate } from './testing/fakes.js';
 

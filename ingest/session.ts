@@ -8,13 +8,13 @@
 // 3954 §5.1 scopes v9 templates by source address and Source ID (the session's observation domains), so a
 // router that changes its source port keeps its templates, and a record's exporterPort is that of the
 // datagram that carried it.
-import { type TemplatePool } from '../lib/ipfix/template-pool.js';
+import type { TemplatePool } from '../lib/ipfix/template-pool.js';
 import { LruMap } from '../lib/lru-map.js';
 import { type EvictionReason, TemplateStore } from '../lib/ipfix/template-store.js';
-import { type Template } from '../lib/ipfix/types.js';
+import type { Template } from '../lib/ipfix/types.js';
 import { type MessageContext, sessionContext } from './records/context.js';
-import { type Transport } from './config.js';
-import { type Endpoint } from '../lib/listeners/address.js';
+import type { Transport } from './config.js';
+import type { Endpoint } from '../lib/listeners/address.js';
 import { SamplingTable } from './records/sampling.js';
 
 /** What a session's messages are: IPFIX (over any transport), or NetFlow v9 or v5 packets (over UDP). */

@@ -11,11 +11,11 @@
 import { randomUUID } from 'node:crypto';
 import { FlowaggError, errorMessage } from '../lib/errors.js';
 import { decodeTemplateSet, templateRecordLength, writeTemplateRecord } from '../lib/ipfix/template-record.js';
-import { type Template } from '../lib/ipfix/types.js';
-import { type Consumer, type LogRecord, type MessageLog, type Producer } from '../lib/log/types.js';
-import { type Logger } from '../lib/telemetry/logger.js';
+import type { Template } from '../lib/ipfix/types.js';
+import type { Consumer, LogRecord, MessageLog, Producer } from '../lib/log/types.js';
+import type { Logger } from '../lib/telemetry/logger.js';
 import { INGEST_TEMPLATE_RECORD } from './errors.js';
-import { type Endpoint } from '../lib/listeners/address.js';
+import type { Endpoint } from '../lib/listeners/address.js';
 import { RateBudget, type RateBudgetLimits } from '../lib/rate-budget.js';
 
 export interface SharedTemplate {

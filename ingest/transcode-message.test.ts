@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { IPFIX_ERR } from '../lib/ipfix/errors.js';
 import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
-import { type Template } from '../lib/ipfix/types.js';
+import type { Template } from '../lib/ipfix/types.js';
 import { flowRecordReader } from '../schemas/flow-record.js';
 import { element } from '../lib/ipfix/registry.js';
 import { RecordBuffer } from '../schemas/record-buffer.js';

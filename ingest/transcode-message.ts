@@ -15,13 +15,13 @@ import { readMessageHeader } from '../lib/ipfix/message-header.js';
 import { type NetflowHeader, readNetflowV5Header, readNetflowV9Header } from '../lib/ipfix/netflow-header.js';
 import { scanNetflowV5, scanNetflowV9 } from '../lib/ipfix/netflow-message.js';
 import { interpretedScanner, layoutShape, type ScanRecord } from '../lib/ipfix/record-layout.js';
-import { type TemplateStore } from '../lib/ipfix/template-store.js';
-import { type MessageHeader, type Template } from '../lib/ipfix/types.js';
+import type { TemplateStore } from '../lib/ipfix/template-store.js';
+import type { MessageHeader, Template } from '../lib/ipfix/types.js';
 import { unsignedAt } from './records/ipfix-read.js';
-import { type ProduceRecord } from '../lib/log/types.js';
-import { type RecordBuffer } from '../schemas/record-buffer.js';
-import { type TranscoderCache } from './records/transcoder-cache.js';
-import { type ExporterSession, type SessionProtocol } from './session.js';
+import type { ProduceRecord } from '../lib/log/types.js';
+import type { RecordBuffer } from '../schemas/record-buffer.js';
+import type { TranscoderCache } from './records/transcoder-cache.js';
+import type { ExporterSession, SessionProtocol } from './session.js';
 
 /** IANA systemInitTimeMilliseconds. */
 const SYSTEM_INIT_TIME_ID = 160;

@@ -3,7 +3,7 @@
 // to the code that throws them; scripts/errors-doc.test.ts fails when one exists that this list does
 // not describe, or when this list describes one that no longer exists. Codes of test doubles
 // (FLOWAGG_ERR_TEST_*) and of the test harness are not flowagg's and are not listed.
-import { type ErrorCode } from './errors.js';
+import type { ErrorCode } from './errors.js';
 
 export interface CodeEntry {
   readonly meaning: string;

@@ -7,7 +7,7 @@ import { type JsonObject, flowRecordToJson } from '../schemas/flow-record-json.j
 import { aggregatedRecord } from './aggregate/output.js';
 import { keyAddress, keyPort, keyProtocol } from './aggregate/flow-key-text.js';
 import { I_SOURCE_ADDRESS, I_SOURCE_PORT, I_WIDTH } from './aggregate/columns.js';
-import { type Processor } from './index.js';
+import type { Processor } from './index.js';
 
 /** At most this many records per response unless `limit` says otherwise (a million flows is too much JSON for one GET). */
 export const DEFAULT_FLOW_RECORDS_LIMIT = 10_000;

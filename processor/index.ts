@@ -14,20 +14,20 @@
 // createProcessor() is inert; start() creates the topics and joins the group; stop() leaves it.
 import { FlowaggError, isFlowaggError } from '../lib/errors.js';
 import { LOG_PRODUCER_FENCED } from '../lib/log/errors.js';
-import { type Batch, type Consumer, type MessageLog, type Reader, type TopicPartition } from '../lib/log/types.js';
-import { type MetadataSource } from '../lib/k8s/metadata.js';
+import type { Batch, Consumer, MessageLog, Reader, TopicPartition } from '../lib/log/types.js';
+import type { MetadataSource } from '../lib/k8s/metadata.js';
 import { Backoff, type BackoffPolicy, sleep } from '../lib/retry.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import { Lifecycle, type Readiness } from '../lib/service/lifecycle.js';
-import { type Service } from '../lib/service/service.js';
+import type { Service } from '../lib/service/service.js';
 import { componentLogger, type Logger } from '../lib/telemetry/logger.js';
-import { type AvroFraming } from '../schemas/avro.js';
+import type { AvroFraming } from '../schemas/avro.js';
 import { clockTickTime } from '../schemas/clock-tick.js';
 import { FlowRecordScanner } from '../schemas/flow-record-scanner.js';
-import { type AggregatorCounters, type AggregatorSettings } from './aggregate/aggregator.js';
+import type { AggregatorCounters, AggregatorSettings } from './aggregate/aggregator.js';
 import { flowRecordTimeouts, type ProcessorConfig } from './config.js';
 import { PROCESSOR_FINAL_COMMIT, PROCESSOR_STATE } from './errors.js';
-import { type MetadataOptions } from './metadata-fill.js';
+import type { MetadataOptions } from './metadata-fill.js';
 import { processorMetrics as metrics } from './metrics.js';
 import { restoreAggregation } from './restore.js';
 import { PartitionTask, type TaskSettings } from './task.js';

@@ -2,7 +2,7 @@
 // and never meets the Antrea half that has its 5-tuple (no correlation, no aggregation, no clock source).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type LogRecord } from '../lib/log/types.js';
+import type { LogRecord } from '../lib/log/types.js';
 import { componentLogger } from '../lib/telemetry/logger.js';
 import { FlowRecordScanner } from '../schemas/flow-record-scanner.js';
 import { aggregatorSettings, decodeOutput, flowRecordValue } from './testing/fakes.js';

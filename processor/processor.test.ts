@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import { readAll } from '../lib/log/embedded/testing/read-all.js';
-import { type MessageLog } from '../lib/log/types.js';
+import type { MessageLog } from '../lib/log/types.js';
 import { processorConfig, type ProcessorConfig } from './config.js';
 import { createProcessor, type Processor } from './index.js';
 import { decodeOutput, produceSpecs, type RecordSpec, waitCaughtUp } from './testing/fakes.js';

@@ -1,9 +1,9 @@
 // Restoring a partition's aggregation state on assignment (Kafka Streams' way): its changelog partition
 // of processor.state read from the start to its end with a group-less reader, every record applied in
 // order; then the flows are queued for expiry again. Long restores log their progress.
-import { type Reader } from '../lib/log/types.js';
-import { type Logger } from '../lib/telemetry/logger.js';
-import { type Aggregator } from './aggregate/aggregator.js';
+import type { Reader } from '../lib/log/types.js';
+import type { Logger } from '../lib/telemetry/logger.js';
+import type { Aggregator } from './aggregate/aggregator.js';
 import { StateRestore } from './aggregate/state-restore.js';
 
 const PROGRESS_EVERY_MS = 5000;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FlowaggError } from '../lib/errors.js';
-import { type Transaction } from '../lib/log/types.js';
+import type { Transaction } from '../lib/log/types.js';
 import { componentLogger } from '../lib/telemetry/logger.js';
 import { FlowRecordScanner } from '../schemas/flow-record-scanner.js';
 import { processorMetrics } from './metrics.js';

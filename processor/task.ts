@@ -8,10 +8,10 @@
 // records wait in memory. A commit happens every commitRecords input records, every commitInterval
 // while there is work, and whenever expiries pile up past the budget. A failed transaction marks the
 // task failed: the runtime rebuilds the partition from its changelog and its committed offset.
-import { type LogRecord, type ProduceRecord, type Transaction, type TransactionalProducer } from '../lib/log/types.js';
-import { type Logger } from '../lib/telemetry/logger.js';
+import type { LogRecord, ProduceRecord, Transaction, TransactionalProducer } from '../lib/log/types.js';
+import type { Logger } from '../lib/telemetry/logger.js';
 import { processorMetrics } from './metrics.js';
-import { type PartitionWork } from './work.js';
+import type { PartitionWork } from './work.js';
 
 export interface TaskSettings {
   readonly groupId: string;

@@ -5,16 +5,16 @@
 // stopping would stop the partition for good). Ingest's clock ticks (schemas/clock-tick.ts) move the
 // aggregation's clock and are no input of their own.
 import { isFlowaggError } from '../lib/errors.js';
-import { type LogRecord, type ProduceRecord } from '../lib/log/types.js';
+import type { LogRecord, ProduceRecord } from '../lib/log/types.js';
 import { sampledLogger, type Logger } from '../lib/telemetry/logger.js';
 import { RecordBuffer } from '../schemas/record-buffer.js';
-import { type AvroFraming } from '../schemas/avro.js';
+import type { AvroFraming } from '../schemas/avro.js';
 import { clockTickTime } from '../schemas/clock-tick.js';
 import { flowRecordReader, flowRecordWriter } from '../schemas/flow-record.js';
 import { type FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
 import { Aggregator, type AggregatorSettings } from './aggregate/aggregator.js';
 import { compileOutputEncoder } from './aggregate/output.js';
-import { type MetadataOptions } from './metadata-fill.js';
+import type { MetadataOptions } from './metadata-fill.js';
 import { ProxyChanges, proxyChanges, proxyHeader, referenceProxy, spliceRecord } from './proxy/transform.js';
 import { flowKeyString, isNetflow } from './record-input.js';
 

@@ -17,7 +17,7 @@
 //
 // Both the fast transcoder (flow-transcode.ts) and the reference builder (flow-reference.ts) interpret
 // this one table.
-import { type Leaf } from './antrea-flow-fields.js';
+import type { Leaf } from './antrea-flow-fields.js';
 
 export type Conversion =
   | { readonly kind: 'uint'; readonly bits: 8 | 16 | 32 }

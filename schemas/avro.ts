@@ -11,7 +11,7 @@
 import avro from 'avsc';
 import { FlowaggError } from '../lib/errors.js';
 // The log decides the framing (log.valueFormat); the readers and writers here apply it.
-import { type AvroFraming } from '../lib/log/value-format.js';
+import type { AvroFraming } from '../lib/log/value-format.js';
 import { SCHEMA_BAD_BODY, SCHEMA_BAD_FRAMING, SCHEMA_INCOMPATIBLE, SCHEMA_UNKNOWN_WRITER } from './errors.js';
 
 export type AvroSchema = avro.Schema;

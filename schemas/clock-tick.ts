@@ -3,7 +3,7 @@
 // a quiet partition's flows still expire, from the log alone (a replay sees the same ticks). A tick is a
 // record without key or value and with one header holding ingest's time; FlowRecord readers skip it as
 // they skip any record without a value.
-import { type LogRecord, type ProduceRecord } from '../lib/log/types.js';
+import type { LogRecord, ProduceRecord } from '../lib/log/types.js';
 
 export const CLOCK_TICK_HEADER = 'flowagg-clock';
 

@@ -11,7 +11,7 @@
 // ingress-Node half of an inter-Node flow from outside the cluster (flowType FROM_EXTERNAL = 4, no destination
 // Pod name, a proxy SNAT address), the key uses proxySnatIP and proxySnatPort instead of the source address and
 // port, so that it matches the destination Node's record, which saw the post-SNAT tuple.
-import { type FlowRecord } from './flow-record.js';
+import type { FlowRecord } from './flow-record.js';
 
 export const FLOW_TYPE_FROM_EXTERNAL = 4;
 export const FLOW_KEY_MAX_LENGTH = 38;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type LineRoom } from '../lib/ascii-bytes.js';
+import type { LineRoom } from '../lib/ascii-bytes.js';
 import { flowRecordReader, flowRecordWriter } from './flow-record.js';
 import { flowRecordToJson } from './flow-record-json.js';
 import { writeFlowRecordJson } from './flow-record-json-writer.js';

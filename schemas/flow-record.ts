@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import avro from 'avsc';
 import { FlowaggError } from '../lib/errors.js';
-import { type AbstractType, type InfoElement } from '../lib/ipfix/types.js';
+import type { AbstractType, InfoElement } from '../lib/ipfix/types.js';
 import { type AvroFraming, AvroReader, AvroWriter } from './avro.js';
 import { SCHEMA_BAD_MAPPING } from './errors.js';
 import { findElement } from '../lib/ipfix/registry.js';

@@ -2,10 +2,10 @@
 // hand over. A record due while the link is not ready (reconnecting, or backed up) is skipped, its counts
 // carried into the Node's next record of the flow (carry.ts); every record handed over ends up sent or
 // lost in the ledger.
-import { type AgentNode, type AgentRecord } from './antrea/workload.js';
-import { type DeltaCarry } from './carry.js';
-import { type Ledger } from './ledger.js';
-import { type Link, type WriteDone } from './link.js';
+import type { AgentNode, AgentRecord } from './antrea/workload.js';
+import type { DeltaCarry } from './carry.js';
+import type { Ledger } from './ledger.js';
+import type { Link, WriteDone } from './link.js';
 
 export class Agent {
   #batch: AgentRecord[] = [];

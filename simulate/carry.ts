@@ -3,7 +3,7 @@
 // reconnecting, or its connection is backed up) the packets are not lost: the Node's next record of that
 // flow carries them. The workload's counters grow by a constant per export interval (its `rate`), so a
 // record sent `gap` intervals after the last one sent carries gap × its one-interval delta.
-import { type AgentRecord } from './antrea/workload.js';
+import type { AgentRecord } from './antrea/workload.js';
 import { DELTA_INDEXES } from './counters.js';
 
 export class DeltaCarry {

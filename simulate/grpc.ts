@@ -10,13 +10,13 @@
 import { type ClientHttp2Session, type ClientHttp2Stream, connect as connectHttp2, constants } from 'node:http2';
 import { isIPv6 } from 'node:net';
 import { connect as connectTls } from 'node:tls';
-import { type AgentRecord } from './antrea/workload.js';
+import type { AgentRecord } from './antrea/workload.js';
 import { EXPORT_PATH } from '../schemas/antrea-proto.js';
 import { exportRequest } from './flow-message.js';
 import { type Link, LinkBase, NOT_CONNECTED, RECONNECT_BACKOFF, type WriteDone } from './link.js';
-import { type Target } from './tcp.js';
+import type { Target } from './tcp.js';
 import { Backoff } from '../lib/retry.js';
-import { type TlsMaterial } from './tls.js';
+import type { TlsMaterial } from './tls.js';
 
 const { HTTP2_HEADER_METHOD, HTTP2_HEADER_PATH, HTTP2_HEADER_CONTENT_TYPE, HTTP2_HEADER_TE } = constants;
 

@@ -5,10 +5,10 @@
 // Messages carry the wall clock as their export time, or, for a test replaying Agents' own time, the
 // export time of the records they carry (`agentTime`).
 import { agentTemplate } from './antrea/records.js';
-import { type AgentNode, type AgentRecord } from './antrea/workload.js';
+import type { AgentNode, AgentRecord } from './antrea/workload.js';
 import { u32 } from '../lib/ipfix/message-header.js';
 import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
-import { type Template } from '../lib/ipfix/types.js';
+import type { Template } from '../lib/ipfix/types.js';
 
 /** Messages, and how many of the records given each one carries (0 for a template message). */
 export interface Encoded {

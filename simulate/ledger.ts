@@ -1,7 +1,7 @@
 // What the simulated Agents sent: per Node, records written to the collector, lost in transit and skipped
 // (see carry.ts) and the sums of the delta counters sent; the same over all Nodes; and, when asked, per
 // flow and half, so that an end-to-end test can compare every flow with the collector's output.
-import { type AgentRecord, type FlowEnds, type FlowPlan, type Workload } from './antrea/workload.js';
+import type { AgentRecord, FlowEnds, FlowPlan, Workload } from './antrea/workload.js';
 import { DELTA_COUNTERS, DELTA_INDEXES, emptySums, type Sums } from './counters.js';
 
 export interface NodeTally extends Sums {

@@ -1,9 +1,9 @@
 // A simulated Node's connection to the collector, whatever the transport. The Agent (agent.ts) hands a link
 // the records due while it is ready; the link writes them as its transport's messages and reports, for every
 // record, whether its write went through. Links reconnect on their own after a failure.
-import { type BackoffPolicy } from '../lib/retry.js';
-import { type AgentRecord } from './antrea/workload.js';
-import { type Encoded } from './ipfix-session.js';
+import type { BackoffPolicy } from '../lib/retry.js';
+import type { AgentRecord } from './antrea/workload.js';
+import type { Encoded } from './ipfix-session.js';
 
 export type LinkState = 'connecting' | 'up' | 'down' | 'closed';
 

@@ -2,7 +2,7 @@
 // second while it runs (the progress line on stderr).
 import { formatTable } from '../lib/table.js';
 import { DELTA_COUNTERS, type Sums } from './counters.js';
-import { type FlowSums } from './ledger.js';
+import type { FlowSums } from './ledger.js';
 
 export interface NodeReport extends Sums {
   readonly name: string;

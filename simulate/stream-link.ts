@@ -2,8 +2,8 @@
 // templates, then data messages; on any failure, reconnect after a backoff and start a new session
 // (templates again, sequence numbers from 0), as an Agent's exporting process does. What was written to a
 // connection that then failed is reported lost once its write fails or the connection closes.
-import { type Socket } from 'node:net';
-import { type AgentNode, type AgentRecord } from './antrea/workload.js';
+import type { Socket } from 'node:net';
+import type { AgentNode, AgentRecord } from './antrea/workload.js';
 import { errorMessage } from '../lib/errors.js';
 import { MAX_MESSAGE_LENGTH } from '../lib/ipfix/message-header.js';
 import { AgentIpfixSession, type Encoded, type SessionOptions } from './ipfix-session.js';

@@ -1,6 +1,6 @@
 // IPFIX over TCP: a plain connection per Node, from its own loopback address when it has one.
 import { connect, type Socket } from 'node:net';
-import { type Dial } from './stream-link.js';
+import type { Dial } from './stream-link.js';
 
 export interface Target {
   /** The collector's address, resolved. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { FlowaggError } from '../lib/errors.js';
 import { SIMULATE_TLS_FILES } from './errors.js';
-import { type Dial } from './stream-link.js';
+import type { Dial } from './stream-link.js';
 import { connected, type Target } from './tcp.js';
 
 export const DEFAULT_SERVER_NAME = 'flow-aggregator.flow-aggregator.svc';

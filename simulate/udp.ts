@@ -3,11 +3,11 @@
 // (RFC 7011 §8.4; go-ipfix's exporter refreshes them), messages small enough for a 1500-byte MTU.
 import { createSocket, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import { type AgentNode, type AgentRecord } from './antrea/workload.js';
+import type { AgentNode, AgentRecord } from './antrea/workload.js';
 import { errorMessage } from '../lib/errors.js';
 import { AgentIpfixSession, type Encoded } from './ipfix-session.js';
 import { type Link, LinkBase, NOT_CONNECTED, type WriteDone } from './link.js';
-import { type Target } from './tcp.js';
+import type { Target } from './tcp.js';
 
 /** IPv4 and UDP headers take 28 bytes of a 1500-byte MTU; the rest leaves room for a tunnel's. */
 export const UDP_MESSAGE_SIZE = 1400;

@@ -2,7 +2,7 @@
 // The listeners stay until the command has finished stopping, because Ctrl-C under `npm start` delivers
 // SIGINT twice (the terminal signals the whole process group, and npm forwards its own copy), and a
 // signal that finds no listener kills the process in the middle of its drain.
-import { type Logger } from '../../lib/telemetry/logger.js';
+import type { Logger } from '../../lib/telemetry/logger.js';
 
 export interface StopSignals {
   /** Settles with what asked to stop. */

@@ -1,6 +1,6 @@
 // The flow log exporter as the CLI knows it: the flowLogger section.
-import { type ServiceConfig } from '../service-config.js';
-import { type ExporterModule } from './registry.js';
+import type { ServiceConfig } from '../service-config.js';
+import type { ExporterModule } from './registry.js';
 import { createFlowLogExporter } from '../../exporters/flowlog/index.js';
 
 export const flowLogExporterModule: ExporterModule<ServiceConfig> = {

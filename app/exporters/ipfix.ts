@@ -1,9 +1,8 @@
 // The IPFIX exporter as the CLI knows it: the flowCollector section, and how to build the exporter from
 // the service configuration (reading the Kubernetes API only when the `kubernetes` section has one).
-import { loadKubeConfig } from '../../lib/k8s/client.js';
 import { resolveSourceKind } from '../../lib/k8s/config.js';
-import { type ServiceConfig } from '../service-config.js';
-import { type ExporterModule } from './registry.js';
+import type { ServiceConfig } from '../service-config.js';
+import type { ExporterModule } from './registry.js';
 import { IpfixExporter } from '../../exporters/ipfix/index.js';
 
 export const ipfixExporterModule: ExporterModule<ServiceConfig> = {
@@ -13,7 +12,7 @@ export const ipfixExporterModule: ExporterModule<ServiceConfig> = {
   create(c, deps) {
     const kube = c.kubernetes;
     const k8s = resolveSourceKind(kube) === 'informers'
-      ? import('../../exporters/ipfix/k8s.js').then((m) => m.kubernetesReads(loadKubeConfig(kube.kubeconfig === undefined ? {} : { kubeconfig: kube.kubeconfig }), kube.antreaNamespace))
+      ? import('../../exporters/ipfix/k8s.js').then((m) => m.clusterReads(kube))
       : undefined;
     return new IpfixExporter(
       { flowCollector: c.flowCollector, mode: c.mode, clusterID: c.clusterID },

@@ -2,10 +2,10 @@
 // whether that section is enabled, and how to build the exporter. `flowagg export KIND` runs one of them;
 // `flowagg run` runs every one whose section is enabled, as Antrea does.
 import { FlowaggError } from '../../lib/errors.js';
-import { type MessageLog } from '../../lib/log/types.js';
-import { type Logger } from '../../lib/telemetry/logger.js';
+import type { MessageLog } from '../../lib/log/types.js';
+import type { Logger } from '../../lib/telemetry/logger.js';
 import { EXPORT_UNKNOWN_KIND } from '../../exporters/errors.js';
-import { type Exporter, type ExporterKind } from '../../exporters/types.js';
+import type { Exporter, ExporterKind } from '../../exporters/types.js';
 
 export interface ExporterDeps {
   readonly log: MessageLog;

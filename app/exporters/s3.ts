@@ -1,7 +1,7 @@
 // The S3 uploader as the CLI knows it: the s3Uploader section, the AWS SDK's credential chain, the
 // cluster UUID from the cluster when running in a Pod.
-import { type ServiceConfig } from '../service-config.js';
-import { type ExporterModule } from './registry.js';
+import type { ServiceConfig } from '../service-config.js';
+import type { ExporterModule } from './registry.js';
 import { clusterUuidSource } from '../../exporters/row/in-cluster.js';
 import { createS3Exporter } from '../../exporters/s3/index.js';
 

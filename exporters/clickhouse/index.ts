@@ -25,7 +25,7 @@ import { EXPORT_STATE, notDelivered } from '../errors.js';
 import { type ClusterUuidSource, resolveClusterUuid } from '../row/cluster-uuid.js';
 import { CLICKHOUSE_COLUMNS } from '../row/columns.js';
 import { ScannedRecord } from '../../schemas/flow-record-scanner.js';
-import { type ExportBatch, type Exporter } from '../types.js';
+import type { ExportBatch, Exporter } from '../types.js';
 import { type ClickHouseConfig, type ClickHouseCredentials, credentialsFromEnv } from './config.js';
 import { CLICKHOUSE_UNAVAILABLE } from './errors.js';
 import { RowBinaryWriter } from './row-binary.js';

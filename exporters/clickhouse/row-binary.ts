@@ -11,7 +11,7 @@
 import { compileFunction } from '../../lib/ipfix/codegen.js';
 import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import { FIELD, type ScannedRecord, scannedExtras, utf8 } from '../../schemas/flow-record-scanner.js';
-import { type Column } from '../row/columns.js';
+import type { Column } from '../row/columns.js';
 import { COUNTER_ELEMENTS, ROW_ADDRESSES, ROW_SECONDS, rowAddressField } from '../row/flow-row.js';
 
 const TWO_32 = 4294967296;

@@ -10,9 +10,9 @@ import {
   type ClickHouseClient, ClickHouseError, ClickHouseLogLevel, createClient, type ErrorLogParams, type LogParams, type Logger as ChLogger, type WarnLogParams,
 } from '@clickhouse/client';
 import { FlowaggError, errorMessage } from '../../lib/errors.js';
-import { type Logger } from '../../lib/telemetry/logger.js';
+import type { Logger } from '../../lib/telemetry/logger.js';
 import { CLICKHOUSE_COLUMNS } from '../row/columns.js';
-import { type ClickHouseConfig, type ClickHouseCredentials } from './config.js';
+import type { ClickHouseConfig, ClickHouseCredentials } from './config.js';
 import { CLICKHOUSE_CONFIG, CLICKHOUSE_SCHEMA, CLICKHOUSE_UNAVAILABLE } from './errors.js';
 import { BATCH_COLUMN, schemaDdl, type ServerCapabilities } from './schema.js';
 import { httpEndpoint, type HttpEndpoint } from './url.js';

@@ -2,11 +2,11 @@
 // 10348) beside /metrics and /flowrecords, so it is served, and authenticated, as they are. The views
 // from the rollups answer from memory; the flow search, the flow view and the path view read the log,
 // each within explorer.maxScanRecords and through the query gate.
-import { type IncomingMessage } from 'node:http';
-import { type TelemetryServer } from '../../lib/telemetry/http.js';
-import { type DropsResponse, type GraphResponse, type OverviewResponse, type RangeInfo } from './api-types.js';
-import { type ExplorerConfig } from './config.js';
-import { type Explorer } from './index.js';
+import type { IncomingMessage } from 'node:http';
+import type { TelemetryServer } from '../../lib/telemetry/http.js';
+import type { DropsResponse, GraphResponse, OverviewResponse, RangeInfo } from './api-types.js';
+import type { ExplorerConfig } from './config.js';
+import type { Explorer } from './index.js';
 import { explorerMetrics } from './metrics.js';
 import { pathView, type PathDeps } from './path.js';
 import { dropSeries, graph, timeSeries, top } from './queries.js';

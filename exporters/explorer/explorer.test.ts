@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
 import { topicsSchema } from '../../lib/log/topics.js';
-import { type MessageLog } from '../../lib/log/types.js';
+import type { MessageLog } from '../../lib/log/types.js';
 import { TelemetryServer } from '../../lib/telemetry/http.js';
 import { until } from '../../lib/testing/until.js';
 import { flowKeyOfRecord } from '../../schemas/flow-key.js';
@@ -17,7 +17,7 @@ import { FlowRecordDecoder } from '../../schemas/flow-record-decoder.js';
 import { flowRecordWriter } from '../../schemas/flow-record.js';
 import { numberedRecord } from '../testing/records.js';
 import { mountExplorerApi } from './api.js';
-import { type OverviewResponse, type PathResponse, type SearchResponse } from './api-types.js';
+import type { OverviewResponse, PathResponse, SearchResponse } from './api-types.js';
 import { explorerSection } from './config.js';
 import { createExplorer, type Explorer } from './index.js';
 

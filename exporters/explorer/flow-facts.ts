@@ -8,7 +8,7 @@
 // other exporters) counts its own octetDeltaCount. Bytes and packets are both directions added up.
 import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import { LruMap } from '../../lib/lru-map.js';
-import { type FlowRecord } from '../../schemas/flow-record.js';
+import type { FlowRecord } from '../../schemas/flow-record.js';
 
 /** An end of a flow. A Pod: its namespace, workload and name. Anything else: namespace "external", the address as workload and Pod. */
 export interface Endpoint {

@@ -1,6 +1,6 @@
 // One record of flows.processed as a row of the flow search, the flow view and the drops view's flows.
-import { type FlowRecord } from '../../schemas/flow-record.js';
-import { type FlowRow } from './api-types.js';
+import type { FlowRecord } from '../../schemas/flow-record.js';
+import type { FlowRow } from './api-types.js';
 import { addressText, destinationAddress, EXTERNAL, type FlowFacts, sourceAddress } from './flow-facts.js';
 
 const endText = (e: FlowFacts['source']) => (e.namespace === EXTERNAL ? e.pod : `${e.namespace}/${e.pod}`);

@@ -7,13 +7,13 @@
 // createExplorer() is inert; start() joins the group; stop() leaves it.
 import { errorMessage } from '../../lib/errors.js';
 import { Lifecycle } from '../../lib/service/lifecycle.js';
-import { type Service } from '../../lib/service/service.js';
-import { type TopicsConfig } from '../../lib/log/topics.js';
-import { type Consumer, type MessageLog, type TopicPartition } from '../../lib/log/types.js';
+import type { Service } from '../../lib/service/service.js';
+import type { TopicsConfig } from '../../lib/log/topics.js';
+import type { Consumer, MessageLog, TopicPartition } from '../../lib/log/types.js';
 import { componentLogger, type Logger, sampledLogger } from '../../lib/telemetry/logger.js';
-import { type FlowRecordDecoder } from '../../schemas/flow-record-decoder.js';
-import { type StatusResponse } from './api-types.js';
-import { type ExplorerConfig } from './config.js';
+import type { FlowRecordDecoder } from '../../schemas/flow-record-decoder.js';
+import type { StatusResponse } from './api-types.js';
+import type { ExplorerConfig } from './config.js';
 import { EXPLORER_STATE } from './errors.js';
 import { flowFacts } from './flow-facts.js';
 import { explorerMetrics } from './metrics.js';

@@ -3,8 +3,8 @@
 // query's budget of records. A range holding more than the budget is read from its newest end: each
 // partition gives its share of the budget to its last records before the range's end, and the answer
 // says from when on the range was covered.
-import { type Admin, type LogRecord, type Reader } from '../../lib/log/types.js';
-import { type ScanInfo } from './api-types.js';
+import type { Admin, LogRecord, Reader } from '../../lib/log/types.js';
+import type { ScanInfo } from './api-types.js';
 import { explorerMetrics } from './metrics.js';
 
 /**

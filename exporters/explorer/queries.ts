@@ -3,7 +3,7 @@
 // holds it, the bucket's floor where it does not (it may have been evicted there). Error 0: exact.
 import { type Bucket, type Dimension, SEPARATOR } from './rollups.js';
 import { workloadOf } from './flow-facts.js';
-import { type GraphEdge, type GraphNode, type GraphView, type Ranked, type Series, type TimeSeriesView } from './api-types.js';
+import type { GraphEdge, GraphNode, GraphView, Ranked, Series, TimeSeriesView } from './api-types.js';
 
 /**
  * Every key of a dimension over the buckets, with its sums and error bound: columns indexed by the key's

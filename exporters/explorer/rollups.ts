@@ -6,7 +6,7 @@
 // equal share of `maxMemoryBytes` (weighted by dimension), and a sketch never holds more than its share;
 // the totals and the bucket objects themselves are counted in BUCKET_OVERHEAD_BYTES. A flood of distinct
 // flows therefore costs accuracy (the sketches' error grows), never memory.
-import { type FlowFacts } from './flow-facts.js';
+import type { FlowFacts } from './flow-facts.js';
 import { TopK } from './top-k.js';
 
 /** Each dimension's key, and its share of a bucket's memory. */

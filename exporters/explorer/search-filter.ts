@@ -1,10 +1,10 @@
 // The flow search's filters, from its query parameters (docs/explorer.md), compiled once per query into
 // one predicate over a record and its facts. Every given filter must hold (AND); a filter on an end
 // (namespace, pod, label, ip, port, node) holds when either end matches; src and dst name one end.
-import { type FlowRecord } from '../../schemas/flow-record.js';
+import type { FlowRecord } from '../../schemas/flow-record.js';
 import { inPrefix, parsePrefix, type Prefix } from '../flowstream/filter.js';
 import { matchesSelector, parseSelector } from '../flowstream/label-selector.js';
-import { type Endpoint, type FlowFacts } from './flow-facts.js';
+import type { Endpoint, FlowFacts } from './flow-facts.js';
 import { QueryError } from './query-params.js';
 
 export const FLOW_TYPES: Record<string, number> = { intraNode: 1, interNode: 2, toExternal: 3, fromExternal: 4 };

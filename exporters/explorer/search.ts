@@ -1,9 +1,9 @@
 // The flow search and the flow view: flows.processed read by time (log-scan.ts), each record decoded
 // and matched, never more than the query's budget read and, of the matches, only what the asked page
 // needs kept (the best `(page + 1) × pageSize` by the sort, pruned as they come).
-import { type FlowRecord } from '../../schemas/flow-record.js';
+import type { FlowRecord } from '../../schemas/flow-record.js';
 import { flowRecordToJson } from '../../schemas/flow-record-json.js';
-import { type FlowResponse, type FlowRow, type SearchResponse } from './api-types.js';
+import type { FlowResponse, FlowRow, SearchResponse } from './api-types.js';
 import { flowFacts } from './flow-facts.js';
 import { flowRow } from './flow-row.js';
 import { type LogAccess, scanLog } from './log-scan.js';

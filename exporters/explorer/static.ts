@@ -1,7 +1,7 @@
 // The page's files as the HTTP server serves them: / (index.html), /explorer/app.js, /explorer/app.css.
 // From the build (static/ beside this module in dist/), else bundled now from the sources.
 import { existsSync, readFileSync } from 'node:fs';
-import { type StaticFile } from '../../lib/telemetry/http.js';
+import type { StaticFile } from '../../lib/telemetry/http.js';
 import { bundlePage, PAGE_FILES, type PageBundle } from './page-bundle.js';
 
 export const STATIC_DIR = 'static';

@@ -1,7 +1,7 @@
 // The flow log's policy rule action filters, as Antrea's log exporter applies them: a record is logged
 // when no filter is configured or when at least one filter passes; a filter passes when each of its
 // non-empty action lists contains the record's action (OR across filters, AND inside one).
-import { type FlowRow } from '../row/flow-row.js';
+import type { FlowRow } from '../row/flow-row.js';
 import { type FlowFilter, RULE_ACTIONS } from './config.js';
 
 /** What a filter looks at: the two rule actions of a row (or of a record, for JSON lines). */

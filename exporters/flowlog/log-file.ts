@@ -11,8 +11,8 @@
 import { type FileHandle, open, readFile, rename, stat, truncate } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fsyncDir, writeFileAtomic } from '../../lib/log/embedded/fs-util.js';
-import { type Logger } from '../../lib/telemetry/logger.js';
-import { type LineBuffer } from '../row/line-buffer.js';
+import type { Logger } from '../../lib/telemetry/logger.js';
+import type { LineBuffer } from '../row/line-buffer.js';
 import { type BackupPolicy, backupName, millBackups } from './backups.js';
 
 interface State {

@@ -3,8 +3,8 @@
 // both ports with one server certificate.
 import { z } from 'zod';
 import { byteSize, duration, port } from '../../lib/config/types.js';
-import { type TopicsConfig } from '../../lib/log/topics.js';
-import { type TlsConfig } from '../../lib/tls/config.js';
+import type { TopicsConfig } from '../../lib/log/topics.js';
+import type { TlsConfig } from '../../lib/tls/config.js';
 
 export const flowStreamSection = z
   .strictObject({

@@ -3,10 +3,10 @@
 // counters, end times and throughputs (Aggregate mode), flowDirection (Proxy mode) and the Pod labels.
 // Zero cluster, Service and SNAT addresses become empty bytes, as Antrea's IPFIX collector leaves them.
 import { parseIpv4Into, parseIpv6Into } from '../../lib/ipfix/text.js';
-import { type FlowRecord } from '../../schemas/flow-record.js';
+import type { FlowRecord } from '../../schemas/flow-record.js';
 import { LEAVES } from '../../schemas/antrea-flow-fields.js';
 import { FLOW_MAPPING } from '../../schemas/antrea-flow-mapping.js';
-import { type FlowObject } from './filter.js';
+import type { FlowObject } from './filter.js';
 
 /** Aggregation fields: FlowRecord field → path under `aggregation`. */
 const AGGREGATION: readonly (readonly [string, string])[] = [

@@ -5,21 +5,21 @@
 //
 // createFlowStream() is inert; start() obtains the certificates and listens; stop() ends every call (OK).
 import * as grpc from '@grpc/grpc-js';
-import { type ServerWritableStream, type ServiceDefinition } from '@grpc/grpc-js';
+import type { ServerWritableStream, ServiceDefinition } from '@grpc/grpc-js';
 import { errorMessage } from '../../lib/errors.js';
-import { type MessageLog, type Reader } from '../../lib/log/types.js';
+import type { MessageLog, Reader } from '../../lib/log/types.js';
 import { Lifecycle } from '../../lib/service/lifecycle.js';
-import { type Service } from '../../lib/service/service.js';
+import type { Service } from '../../lib/service/service.js';
 import { componentLogger, type Logger, sampledLogger } from '../../lib/telemetry/logger.js';
 import { antreaType, GET_FLOWS_PATH } from '../../schemas/antrea-proto.js';
 import { flowRecordReader } from '../../schemas/flow-record.js';
 import { listenGrpc } from '../../lib/listeners/grpc.js';
 import { exporterAddress } from '../../lib/listeners/address.js';
 import { ConnectionAdmission } from '../../lib/listeners/admission.js';
-import { type StreamListener } from '../../lib/listeners/tcp.js';
-import { type CertificateSource } from '../../lib/tls/provider.js';
+import type { StreamListener } from '../../lib/listeners/tcp.js';
+import type { CertificateSource } from '../../lib/tls/provider.js';
 import { startCertificateSource } from '../../lib/tls/start.js';
-import { type FlowStreamServiceConfig } from './config.js';
+import type { FlowStreamServiceConfig } from './config.js';
 import { FLOWSTREAM_STATE } from './errors.js';
 import { compileFilters, type FlowFilterInput, type FlowObject } from './filter.js';
 import { flowStreamMetrics } from './metrics.js';

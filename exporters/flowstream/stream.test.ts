@@ -2,9 +2,9 @@
 // the lost records show in dropped_count (cumulative), in a response of their own when no flow is left.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Admin, type FetchResult, type LogRecord, type Reader } from '../../lib/log/types.js';
-import { type FlowRecord } from '../../schemas/flow-record.js';
-import { type FlowObject } from './filter.js';
+import type { Admin, FetchResult, LogRecord, Reader } from '../../lib/log/types.js';
+import type { FlowRecord } from '../../schemas/flow-record.js';
+import type { FlowObject } from './filter.js';
 import { streamFlows } from './stream.js';
 
 function record(offset: number): LogRecord {

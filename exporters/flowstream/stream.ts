@@ -11,9 +11,9 @@
 // - a round that waited (about 1 s) and found nothing ends a call without `follow` (OK); with `follow` the
 //   call runs until the client cancels, max_count, or shutdown (OK).
 import { type FlowaggError, errorMessage } from '../../lib/errors.js';
-import { type Admin, type LogRecord, type Reader } from '../../lib/log/types.js';
-import { type FlowRecord } from '../../schemas/flow-record.js';
-import { type FlowObject } from './filter.js';
+import type { Admin, LogRecord, Reader } from '../../lib/log/types.js';
+import type { FlowRecord } from '../../schemas/flow-record.js';
+import type { FlowObject } from './filter.js';
 import { flowOfRecord } from './flow-of-record.js';
 
 /** A record's clock may run ahead of the end time it carries by this much (Nodes' clocks differ). */

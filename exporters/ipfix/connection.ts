@@ -7,14 +7,14 @@
 // delivery opens a new one.
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
-import { type EventEmitter } from 'node:events';
+import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { FlowaggError, errorMessage } from '../../lib/errors.js';
 import { notDelivered } from '../errors.js';
-import { type CollectorAddress } from './address.js';
+import type { CollectorAddress } from './address.js';
 import { IPFIX_EXPORT_CONNECT, IPFIX_EXPORT_WRITE } from './errors.js';
 
 export interface Connection {

@@ -1,7 +1,7 @@
 // The information elements of Antrea's export templates, in Antrea's order (reference §4.3:
 // exporter/ipfix.go prepareElements, infoelements/elements.go). With the defaults (names on, UIDs off)
 // Aggregate mode sends 70 elements and Proxy mode 50, in an IPv4 (256) and an IPv6 (257) template.
-import { type Mode } from '../../schemas/mode.js';
+import type { Mode } from '../../schemas/mode.js';
 
 export interface ElementOptions {
   readonly mode: Mode;

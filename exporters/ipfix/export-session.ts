@@ -9,9 +9,9 @@
 import { IpfixError } from '../../lib/ipfix/errors.js';
 import { MessageEncoder } from '../../lib/ipfix/message-encoder.js';
 import { ScannedRecord } from '../../schemas/flow-record-scanner.js';
-import { type ExportBatch } from '../types.js';
+import type { ExportBatch } from '../types.js';
 import { jsonLine } from './json-lines.js';
-import { type ExportTemplate, type ExportTemplates } from './templates.js';
+import type { ExportTemplate, ExportTemplates } from './templates.js';
 
 export interface SessionOptions {
   readonly format: 'IPFIX' | 'JSON';

@@ -12,9 +12,9 @@ import { canonicalUuid, observationDomainIdOf } from '../../lib/k8s/cluster-iden
 import { componentLogger, type Logger, sampledLogger } from '../../lib/telemetry/logger.js';
 import { Backoff } from '../../lib/retry.js';
 import { EXPORT_STATE, notDelivered } from '../errors.js';
-import { type ExportBatch, type Exporter } from '../types.js';
-import { type CollectorAddress } from './address.js';
-import { type Mode } from '../../schemas/mode.js';
+import type { ExportBatch, Exporter } from '../types.js';
+import type { CollectorAddress } from './address.js';
+import type { Mode } from '../../schemas/mode.js';
 import { type FlowCollectorConfig, collectorAddress } from './config.js';
 import { type Connection, type TlsMaterial, openConnection } from './connection.js';
 import { IPFIX_EXPORT_CONNECT } from './errors.js';

@@ -3,9 +3,9 @@
 // carry the same data. Addresses are text, UUIDs are text ("8-4-4-4-12"; Antrea's JSON mode fails on
 // them instead), numbers are numbers.
 import { formatIpv4, formatIpv6, formatMac } from '../../lib/ipfix/text.js';
-import { type FieldValue } from '../../lib/ipfix/types.js';
-import { type ScannedRecord } from '../../schemas/flow-record-scanner.js';
-import { type ExportTemplate } from './templates.js';
+import type { FieldValue } from '../../lib/ipfix/types.js';
+import type { ScannedRecord } from '../../schemas/flow-record-scanner.js';
+import type { ExportTemplate } from './templates.js';
 
 function uuidText(b: Uint8Array): string {
   const h = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');

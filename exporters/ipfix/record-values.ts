@@ -6,7 +6,7 @@
 // values out at once.
 import { compileFunction } from '../../lib/ipfix/codegen.js';
 import { parseIpv4Into, parseIpv6Into } from '../../lib/ipfix/text.js';
-import { type FieldValue, type Template } from '../../lib/ipfix/types.js';
+import type { FieldValue, Template } from '../../lib/ipfix/types.js';
 import { FLOW_RECORD_FIELDS } from '../../schemas/flow-record.js';
 import { FIELD, type ScannedRecord } from '../../schemas/flow-record-scanner.js';
 

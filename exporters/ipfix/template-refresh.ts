@@ -1,7 +1,7 @@
 // Antrea's exporting process re-sends both templates over UDP every templateRefreshTimeout whether or not
 // data flows, so that a collector that restarted, or lost a template datagram, decodes again within one
 // interval. A batch that announced them itself moves the next announcement later (export-session.ts).
-import { type ExportSession } from './export-session.js';
+import type { ExportSession } from './export-session.js';
 
 export interface TemplateRefreshOptions {
   readonly session: ExportSession;

@@ -1,6 +1,6 @@
 // The templates an IPFIX exporting process announces, Antrea's (256 IPv4, 257 IPv6) and flowagg's flow
 // templates (258, 259) for records no Antrea Agent made, and, for each, how a scanned FlowRecord becomes its values.
-import { type Template } from '../../lib/ipfix/types.js';
+import type { Template } from '../../lib/ipfix/types.js';
 import { FIELD, type ScannedRecord } from '../../schemas/flow-record-scanner.js';
 import { element } from '../../lib/ipfix/registry.js';
 import { type ElementOptions, FLOW_IPV4_TEMPLATE_ID, FLOW_IPV6_TEMPLATE_ID, flowTemplateElements, IPV4_TEMPLATE_ID, IPV6_TEMPLATE_ID, templateElements } from './elements.js';

@@ -3,8 +3,8 @@
 // once at start; a missing file or Secret fails the start naming the key.
 import { readFile } from 'node:fs/promises';
 import { FlowaggError, errorMessage } from '../../lib/errors.js';
-import { type FlowCollectorConfig } from './config.js';
-import { type TlsMaterial } from './connection.js';
+import type { FlowCollectorConfig } from './config.js';
+import type { TlsMaterial } from './connection.js';
 import { IPFIX_EXPORT_TLS } from './errors.js';
 
 /** A Secret's data (values decoded from base64), or undefined when it does not exist. */

@@ -1,6 +1,6 @@
 // The column lists of the three row destinations, each in the order its consumers expect (reference §7.2,
 // §7.3, §7.4, §8). Every list names FlowRow fields, so a column cannot be spelled two ways.
-import { type FlowRowField } from './flow-row.js';
+import type { FlowRowField } from './flow-row.js';
 
 export type ColumnType = 'DateTime' | 'UInt8' | 'UInt16' | 'UInt64' | 'String';
 

@@ -8,7 +8,7 @@
 // so no counter is ever truncated or lost.
 import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import { FLOW_RECORD_FIELDS, type FlowRecord } from '../../schemas/flow-record.js';
-import { type ScannedRecord } from '../../schemas/flow-record-scanner.js';
+import type { ScannedRecord } from '../../schemas/flow-record-scanner.js';
 
 /** An unsigned64 value: a number up to 2^53, a bigint beyond. */
 export type Counter = number | bigint;

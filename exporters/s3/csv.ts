@@ -4,7 +4,7 @@
 // from exporters, and a newline would forge a row), doubling the quotes inside, as the CSV readers that
 // take single quotes as the enclosing character expect. Kubernetes names never need it.
 import { S3_FIELDS } from '../row/columns.js';
-import { type FlowRow } from '../row/flow-row.js';
+import type { FlowRow } from '../row/flow-row.js';
 
 const NEEDS_QUOTES = /[',\r\n]/;
 

@@ -24,7 +24,7 @@ import { notDelivered } from '../errors.js';
 import { type ClusterUuidSource, resolveClusterUuid } from '../row/cluster-uuid.js';
 import { toFlowRow } from '../row/flow-row.js';
 import { LineBuffer } from '../row/line-buffer.js';
-import { type ExportBatch, type Exporter } from '../types.js';
+import type { ExportBatch, Exporter } from '../types.js';
 import { regionOf, s3UploaderProblems, type S3UploaderConfig } from './config.js';
 import { s3CsvLine } from './csv.js';
 import { S3_CONFIG, S3_UNAVAILABLE } from './errors.js';

@@ -10,7 +10,7 @@ import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
 import { topicsSchema } from '../../lib/log/topics.js';
 import { untilHolds } from '../../lib/testing/until.js';
 import { aggregatedRecord, DESTINATION_WAIT, writeRecords } from './records.js';
-import { type ExporterKind } from '../types.js';
+import type { ExporterKind } from '../types.js';
 
 export interface Delivered {
   /** Records at the destination, duplicates included. */

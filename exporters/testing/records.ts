@@ -2,13 +2,13 @@
 // flows.processed, batches as the runner cuts them, and a destination that fails on command. Production
 // code never imports this file.
 import { createServer } from 'node:net';
-import { type MessageLog } from '../../lib/log/types.js';
+import type { MessageLog } from '../../lib/log/types.js';
 import { FLOW_RECORD_TYPE, type FlowRecord, flowRecordWriter } from '../../schemas/flow-record.js';
 import { notDelivered } from '../errors.js';
 import { FlowaggError } from '../../lib/errors.js';
 import { until } from '../../lib/testing/until.js';
 import { FlowValues } from '../flow-values.js';
-import { type BatchPolicy, type ExportBatch, type ExportedRecord, type Exporter, type ExporterKind } from '../types.js';
+import type { BatchPolicy, ExportBatch, ExportedRecord, Exporter, ExporterKind } from '../types.js';
 
 const DEFAULTS: Record<string, unknown> = Object.fromEntries(
   (FLOW_RECORD_TYPE as unknown as { fields: { name: string; defaultValue(): unknown }[] }).fields.map((f) => [f.name, f.defaultValue()]),

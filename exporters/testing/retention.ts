@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { type TopicsConfig, topicsSchema } from '../../lib/log/topics.js';
-import { type MessageLog } from '../../lib/log/types.js';
+import type { MessageLog } from '../../lib/log/types.js';
 import { registry } from '../../lib/telemetry/metrics.js';
 import { until } from '../../lib/testing/until.js';
 import { createExportRunner } from '../runner.js';

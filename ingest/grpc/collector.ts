@@ -10,21 +10,21 @@
 // has sent a valid ExportRequest, its exporter label is one of ingest.metrics.maxExporters (or _overflow), and
 // client pings are bounded as grpc-go bounds them (ping-policy.ts).
 import { type Http2Server, type ServerHttp2Session, constants as h2 } from 'node:http2';
-import { type Server, type ServerReadableStream, type sendUnaryData, type ServiceDefinition } from '@grpc/grpc-js';
+import type { Server, ServerReadableStream, sendUnaryData, ServiceDefinition } from '@grpc/grpc-js';
 import * as grpc from '@grpc/grpc-js';
 import { ConnectionAdmission } from '../../lib/listeners/admission.js';
 import { exporterAddress } from '../../lib/listeners/address.js';
-import { type CappedLabel } from '../../lib/telemetry/capped-label.js';
-import { type StreamListener } from '../../lib/listeners/tcp.js';
-import { type TlsMaterialSource } from '../../lib/listeners/tls.js';
+import type { CappedLabel } from '../../lib/telemetry/capped-label.js';
+import type { StreamListener } from '../../lib/listeners/tcp.js';
+import type { TlsMaterialSource } from '../../lib/listeners/tls.js';
 import { type ExporterSeries, exporterSeries, ingestMetrics } from '../metrics.js';
-import { type ProduceQueue } from '../produce-queue.js';
+import type { ProduceQueue } from '../produce-queue.js';
 import { RecordBuffer } from '../../schemas/record-buffer.js';
-import { type TlsMaterial } from '../../lib/tls/provider.js';
+import type { TlsMaterial } from '../../lib/tls/provider.js';
 import { type Logger, sampledLogger } from '../../lib/telemetry/logger.js';
 import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
-import { type AvroFraming } from '../../schemas/avro.js';
-import { type GrpcConfig } from './config.js';
+import type { AvroFraming } from '../../schemas/avro.js';
+import type { GrpcConfig } from './config.js';
 import { handleExport, type StreamCounters } from './export-stream.js';
 import { FlowTranscoder } from './flow-transcode.js';
 import { listenGrpc } from '../../lib/listeners/grpc.js';

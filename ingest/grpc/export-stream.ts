@@ -9,13 +9,13 @@
 // - when the Agent half-closes, the empty ExportResponse is sent (status OK).
 import { type ServerReadableStream, type sendUnaryData, status } from '@grpc/grpc-js';
 import { errorMessage, isFlowaggError } from '../../lib/errors.js';
-import { type ProduceRecord } from '../../lib/log/types.js';
+import type { ProduceRecord } from '../../lib/log/types.js';
 import { exporterAddress } from '../../lib/listeners/address.js';
 import { ingestMetrics } from '../metrics.js';
-import { type ProduceQueue } from '../produce-queue.js';
-import { type RecordBuffer } from '../../schemas/record-buffer.js';
+import type { ProduceQueue } from '../produce-queue.js';
+import type { RecordBuffer } from '../../schemas/record-buffer.js';
 import { FlowFields, forEachFlow, readFlow } from '../../schemas/antrea-flow-fields.js';
-import { type FlowTranscoder, type GrpcOrigin } from './flow-transcode.js';
+import type { FlowTranscoder, GrpcOrigin } from './flow-transcode.js';
 import { grpcMetrics } from './metrics.js';
 
 export interface ExportDeps {

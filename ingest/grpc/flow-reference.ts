@@ -11,7 +11,7 @@ import { GRPC_MALFORMED } from '../../schemas/errors.js';
 import { GRPC_INVALID_FLOW } from './errors.js';
 import { type Leaf, LEAVES } from '../../schemas/antrea-flow-fields.js';
 import { ADDRESS_LEAVES, FLOW_MAPPING, flowFamily, PROVENANCE_LEAVES, uuidBytes } from '../../schemas/antrea-flow-mapping.js';
-import { type GrpcOrigin } from './flow-transcode.js';
+import type { GrpcOrigin } from './flow-transcode.js';
 
 const FlowType = antreaType('Flow');
 const EMPTY = Buffer.alloc(0);

@@ -13,7 +13,7 @@ import { compileFunction } from '../../lib/ipfix/codegen.js';
 import { MAX_LONG, ViewCache, copyBytes, writeIpfixString, writeLong, writeVarint, writeZeros } from '../../schemas/avro-binary.js';
 import { FLOW_KEY_MAX_LENGTH, FlowKeyInput, writeFlowKey } from '../../schemas/flow-key.js';
 import { hasText } from '../records/ipfix-read.js';
-import { type RecordBuffer } from '../../schemas/record-buffer.js';
+import type { RecordBuffer } from '../../schemas/record-buffer.js';
 import { Emitter } from '../records/transcode.js';
 import { GRPC_INVALID_FLOW } from './errors.js';
 import { type FlowFields, type Leaf, LEAVES, SLOT } from '../../schemas/antrea-flow-fields.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
-import { type FieldValue } from '../../lib/ipfix/types.js';
+import type { FieldValue } from '../../lib/ipfix/types.js';
 import { ANTREA_AGENT_FIELDS } from '../../lib/ipfix/testing/templates.js';
 import { type FlowRecord, flowRecordReader } from '../../schemas/flow-record.js';
 import { RecordBuffer } from '../../schemas/record-buffer.js';

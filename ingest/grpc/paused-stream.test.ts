@@ -13,7 +13,7 @@ import { componentLogger } from '../../lib/telemetry/logger.js';
 import { until } from '../../lib/testing/until.js';
 import { CappedLabel } from '../../lib/telemetry/capped-label.js';
 import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
-import { type ProduceQueue } from '../produce-queue.js';
+import type { ProduceQueue } from '../produce-queue.js';
 import { startCertificateSource } from '../../lib/tls/start.js';
 import { tlsSection } from '../../lib/tls/config.js';
 import { startGrpcCollector } from './collector.js';

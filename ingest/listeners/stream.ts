@@ -4,7 +4,7 @@
 // per connection. A framing error or a message the sink rejects closes the connection (go-ipfix does
 // the same on TCP: the exporter reconnects and resends its templates), and so does a connection that
 // passes one of its time limits (deadlines.ts), checked by the owner calling checkDeadlines().
-import { type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { errorMessage } from '../../lib/errors.js';
 import { MessageFramer } from '../framing.js';
 import { type DeadlineKind, StreamDeadlines, type StreamTimeouts } from './deadlines.js';

@@ -6,13 +6,13 @@
 // `extras` hold the exporter's bytes, not a re-encoding of decoded values (which would lose NTP fractions and list
 // layouts), so the builder takes the record's raw field bytes too.
 import { parseIpv4Into, parseIpv6Into, parseMacInto } from '../../lib/ipfix/text.js';
-import { type DataRecord, type FieldValue } from '../../lib/ipfix/types.js';
-import { type AvroWriter } from '../../schemas/avro.js';
+import type { DataRecord, FieldValue } from '../../lib/ipfix/types.js';
+import type { AvroWriter } from '../../schemas/avro.js';
 import {
   type ExtraField, FLOW_RECORD_FIELDS, type FlowRecord, type FlowRecordField, type SourceFieldName, type TimeField,
 } from '../../schemas/flow-record.js';
 import { MAX_LONG } from '../../schemas/avro-binary.js';
-import { type MessageContext } from './context.js';
+import type { MessageContext } from './context.js';
 import { flowKeyOfRecord } from '../../schemas/flow-key.js';
 import { upTimeOf } from './ipfix-read.js';
 import { planFor, type RecordPlan, type TimePlan } from './plan.js';

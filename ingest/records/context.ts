@@ -3,7 +3,7 @@
 // it for each message and data set. Transcoders are compiled per template layout and shared by every session, so
 // nothing of a session or a template id is built into them: it is all read from here.
 import { FLOW_RECORD_FIELDS, FLOW_RECORD_TYPE, type RecordOrigin } from '../../schemas/flow-record.js';
-import { type SamplingTable } from './sampling.js';
+import type { SamplingTable } from './sampling.js';
 
 export interface MessageContext {
   /** The session's origin, with its Avro encoding made once. */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { partitionForKey } from '../../lib/log/partitioner.js';
-import { type FlowRecord } from '../../schemas/flow-record.js';
+import type { FlowRecord } from '../../schemas/flow-record.js';
 import { flowKeyOfRecord, parseFlowKey } from '../../schemas/flow-key.js';
 import { RecordBuffer } from '../../schemas/record-buffer.js';
 import { antreaAgentTemplate } from '../../lib/ipfix/testing/templates.js';

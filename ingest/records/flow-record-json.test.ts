@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { fieldsToJson } from '../../lib/ipfix/json.js';
 import { recordDecoder } from '../../lib/ipfix/record-decoder.js';
 import { antreaAgentTemplate, antreaAgentValues, makeTemplate, templateField } from '../../lib/ipfix/testing/templates.js';
-import { type Template } from '../../lib/ipfix/types.js';
+import type { Template } from '../../lib/ipfix/types.js';
 import { contextFor, encodeRecord, referenceEncode } from './testing/records.js';
 import { flowRecordReader, flowRecordWriter } from '../../schemas/flow-record.js';
 import { flowRecordToJson, uuidText } from '../../schemas/flow-record-json.js';

@@ -13,7 +13,7 @@
 import { compileFunction } from '../../lib/ipfix/codegen.js';
 import { readValue } from '../../lib/ipfix/field-codec.js';
 import { interpretedScanner, layoutShape, MAX_COMPILED_FIELDS, recordLayout } from '../../lib/ipfix/record-layout.js';
-import { type FieldValue, type Template } from '../../lib/ipfix/types.js';
+import type { FieldValue, Template } from '../../lib/ipfix/types.js';
 import { type AvroFraming, type AvroType, framingHeader } from '../../schemas/avro.js';
 import { FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA, FLOW_RECORD_TYPE, type FlowRecordField, flowRecordWriter } from '../../schemas/flow-record.js';
 import { buildFlowRecord, encodeFlowRecord, SAMPLING_FIELD } from './build.js';
@@ -22,7 +22,7 @@ import { type MessageContext, ORIGIN_FIELDS } from './context.js';
 import { hasText, limitLong, ntpMicrosToMs, ntpNanosToMs, safeSignedAt, safeUnsigned64, safeUnsignedAt, signedAt, unsignedAt, upTimeOf } from './ipfix-read.js';
 import { FLOW_KEY_MAX_LENGTH, FlowKeyInput, writeFlowKey } from '../../schemas/flow-key.js';
 import { planFor, type RecordPlan, type TimePlan } from './plan.js';
-import { type RecordBuffer } from '../../schemas/record-buffer.js';
+import type { RecordBuffer } from '../../schemas/record-buffer.js';
 
 /** Writes the record whose fields scanRecord located (starts, lengths) into `out`. */
 type WriteRecord = (b: Uint8Array, starts: Int32Array, lengths: Int32Array, recordLength: number, msg: MessageContext, out: RecordBuffer) => void;

@@ -7,9 +7,9 @@
 //   back to the interpreted builder until it has carried records again;
 // - a template redefined back and forth between two layouts finds both here: nothing is compiled again.
 // Lookups by template object go through a WeakMap, so the layout key is computed once per template.
-import { type Template } from '../../lib/ipfix/types.js';
+import type { Template } from '../../lib/ipfix/types.js';
 import { LruMap } from '../../lib/lru-map.js';
-import { type AvroFraming } from '../../schemas/avro.js';
+import type { AvroFraming } from '../../schemas/avro.js';
 import { compileTranscoder, interpretedTranscoder, type Transcoder } from './transcode.js';
 
 export interface TranscoderCacheOptions {

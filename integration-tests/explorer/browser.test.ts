@@ -19,8 +19,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type Page } from 'playwright-core';
 import { readLogApi, remoteAdmin } from '../../lib/log/admin-api.js';
 import { until } from '../../lib/testing/until.js';
-import { type FlowSums } from '../../simulate/ledger.js';
-import { type SimulationReport } from '../../simulate/report.js';
+import type { FlowSums } from '../../simulate/ledger.js';
+import type { SimulationReport } from '../../simulate/report.js';
 import { EPHEMERAL_RUN_ENV, recordMetrics, startRun, stopRun } from '../harness/flowagg-run.js';
 import { CHROMIUM, findExecutable, requireTools, runTool } from '../harness/tools.js';
 

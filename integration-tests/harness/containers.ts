@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type * as Testcontainers from 'testcontainers';
-import { type ApiTarget } from '../../lib/apiserver/client.js';
+import type { ApiTarget } from '../../lib/apiserver/client.js';
 
 const run = promisify(execFile);
 const BUILD = join(import.meta.dirname, '..', '..', 'infra', 'images', 'build');

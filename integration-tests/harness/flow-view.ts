@@ -2,7 +2,7 @@
 // can be checked against the generated traffic (softflowd-flows.ts) with one deepEqual.
 // Input fields carry normalised values: integers as bigint, addresses as text, absolute times as bigint
 // nanoseconds since the epoch, sysUpTime as bigint milliseconds.
-import { type ExpectedCounters, type ExpectedRecord } from './softflowd-flows.js';
+import type { ExpectedCounters, ExpectedRecord } from './softflowd-flows.js';
 import { REVERSE_PEN } from './tshark-fields.js';
 
 export interface NormalizedField {

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, delimiter, join, sep } from 'node:path';
-import { type TestContext } from 'node:test';
+import type { TestContext } from 'node:test';
 import { findExecutable, requireTools, runTool, type Tool } from './tools.js';
 
 export const GO: Tool = { command: 'go', debianPackage: 'golang-go' };

@@ -8,7 +8,7 @@ import { type CollectedMessage, startTcpCollector, startUdpCollector } from './c
 import { writePcap } from '../../lib/capture/testing/pcap-files.js';
 import { runSoftflowd, type SoftflowdRun, type SoftflowdTimeFormat, type SoftflowdVersion } from './softflowd.js';
 import { type ExpectedRecord, expectedSoftflowdRecords, softflowdTimeUs } from './softflowd-flows.js';
-import { type Traffic } from './traffic.js';
+import type { Traffic } from './traffic.js';
 
 export interface ExportOptions {
   readonly transport: 'udp' | 'tcp';

@@ -12,8 +12,8 @@
 //   icmpTypeCode carry the type/code of side 0's packets (0 when side 0 sent none): softflowd writes
 //   port[1] into both.
 import { addressBytes } from './packets.js';
-import { type SoftflowdTimeFormat } from './softflowd.js';
-import { type ConversationFlows, type DirectionFlow, type FlowTuple } from './traffic.js';
+import type { SoftflowdTimeFormat } from './softflowd.js';
+import type { ConversationFlows, DirectionFlow, FlowTuple } from './traffic.js';
 
 export interface ExpectedCounters {
   readonly octets: number;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { type TestContext } from 'node:test';
+import type { TestContext } from 'node:test';
 import { FlowaggError } from '../../lib/errors.js';
 
 export const HARNESS_TOOL_FAILED = 'FLOWAGG_ERR_HARNESS_TOOL_FAILED';

@@ -3,7 +3,7 @@
 // flow meter must report for each direction of each conversation. Tests feed the frames to softflowd and
 // check the exported records against these expectations.
 import { type IpPacket, type Transport, ethernetFrame, ipLength, TCP_ACK, TCP_FIN, TCP_PSH, TCP_RST, TCP_SYN } from './packets.js';
-import { type PcapPacket } from '../../lib/capture/testing/pcap-files.js';
+import type { PcapPacket } from '../../lib/capture/testing/pcap-files.js';
 
 export interface Conversation {
   readonly proto: 'tcp' | 'udp' | 'icmp';

@@ -3,9 +3,9 @@
 // The only tolerance is NTP rounding: flowagg rounds NTP fractions to the nearest µs (dateTimeMicroseconds,
 // where RFC 7011 §6.1.9 leaves the low 11 bits meaningless) or ns (dateTimeNanoseconds); tshark truncates
 // to whole ns. So µs times are compared in whole µs, ns times to within 1 ns.
-import { type NormalizedField } from '../harness/flow-view.js';
-import { type TsharkRecord } from '../harness/tshark.js';
-import { type DataRecord, type FieldValue, type InfoElement } from '../../lib/ipfix/index.js';
+import type { NormalizedField } from '../harness/flow-view.js';
+import type { TsharkRecord } from '../harness/tshark.js';
+import type { DataRecord, FieldValue, InfoElement } from '../../lib/ipfix/index.js';
 import { elementByName } from '../../lib/ipfix/registry.js';
 
 export interface ComparableField extends NormalizedField {

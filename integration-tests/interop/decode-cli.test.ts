@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { flowView, sortRecords, systemInitMs } from '../harness/flow-view.js';
-import { type SoftflowdTimeFormat } from '../harness/softflowd.js';
+import type { SoftflowdTimeFormat } from '../harness/softflowd.js';
 import { exportTraffic } from '../harness/softflowd-export.js';
 import { conversationMix, renderTraffic } from '../harness/traffic.js';
 import { collectorPcap, DEFAULT_EXPORTER, tsharkDecodeIpfix } from '../harness/tshark.js';

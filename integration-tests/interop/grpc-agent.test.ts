@@ -17,7 +17,7 @@ import { createIngest, type Ingest } from '../../ingest/index.js';
 import { ControllableProducer, readFlowRecords, withProducer } from '../../ingest/testing/fakes.js';
 import { issueCA, issueClientCert } from '../../lib/tls/issue.js';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
-import { type MessageLog } from '../../lib/log/types.js';
+import type { MessageLog } from '../../lib/log/types.js';
 import { flowRecordReader, flowRecordWriter } from '../../schemas/flow-record.js';
 import { requireGoProgram } from '../harness/go.js';
 import { runTool } from '../harness/tools.js';

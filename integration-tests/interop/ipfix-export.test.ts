@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
-import { type FieldValue, type TemplateField } from '../../lib/ipfix/types.js';
+import type { FieldValue, TemplateField } from '../../lib/ipfix/types.js';
 import { ipfixDumpValue } from '../../lib/ipfix/testing/ipfixdump.js';
 import { lookupElement } from '../../lib/ipfix/registry.js';
-import { type FlowRecord } from '../../schemas/flow-record.js';
-import { type Mode } from '../../schemas/mode.js';
+import type { FlowRecord } from '../../schemas/flow-record.js';
+import type { Mode } from '../../schemas/mode.js';
 import { batchOf, decodeCollected, ipfixExporter } from '../../exporters/ipfix/testing/exporter.js';
 import { numberedRecord } from '../../exporters/testing/records.js';
 import { type CollectedMessage, startTcpCollector, startUdpCollector } from '../harness/collector.js';

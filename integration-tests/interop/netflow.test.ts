@@ -14,7 +14,7 @@ import { ExporterSession } from '../../ingest/session.js';
 import { transcodeMessage } from '../../ingest/transcode-message.js';
 import { flowView, sortRecords } from '../harness/flow-view.js';
 import { type NfdumpFlow, nfdumpMessages } from '../harness/ipfix-peers.js';
-import { type SoftflowdTimeFormat } from '../harness/softflowd.js';
+import type { SoftflowdTimeFormat } from '../harness/softflowd.js';
 import { exportTraffic, type TrafficExport } from '../harness/softflowd-export.js';
 import { conversationMix, renderTraffic } from '../harness/traffic.js';
 import { tsharkDecodeIpfix, tsharkFlows, tsharkFlowTimes } from '../harness/tshark.js';

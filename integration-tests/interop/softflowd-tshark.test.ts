@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decodeMessage, type IpfixError, TemplateStore } from '../../lib/ipfix/index.js';
 import { flowView, sortRecords, systemInitMs } from '../harness/flow-view.js';
-import { type SoftflowdTimeFormat } from '../harness/softflowd.js';
+import type { SoftflowdTimeFormat } from '../harness/softflowd.js';
 import { exportTraffic } from '../harness/softflowd-export.js';
 import { conversationMix, renderTraffic } from '../harness/traffic.js';
 import { tsharkDecodeIpfix } from '../harness/tshark.js';

@@ -13,11 +13,11 @@ import { createIngest, type Ingest } from '../../ingest/index.js';
 import { readFlowRecords } from '../../ingest/testing/fakes.js';
 import { parseIpv4Into, parseIpv6Into, formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import { openEmbeddedLog } from '../../lib/log/embedded/index.js';
-import { type MessageLog } from '../../lib/log/types.js';
+import type { MessageLog } from '../../lib/log/types.js';
 import { untilHolds } from '../../lib/testing/until.js';
 import { DELTA_COUNTERS } from '../../simulate/counters.js';
-import { type SimulationReport } from '../../simulate/report.js';
-import { type FlowRecord } from '../../schemas/flow-record.js';
+import type { SimulationReport } from '../../simulate/report.js';
+import type { FlowRecord } from '../../schemas/flow-record.js';
 import { runTool } from '../harness/tools.js';
 
 const CLI = join(import.meta.dirname, '../../bin/flowagg.js');

@@ -2,8 +2,8 @@
 // the loopback token is the server itself; any other bearer token is whoever Kubernetes' TokenReview
 // says (a token it does not know is refused, 401); no token at all is system:anonymous, whom the
 // authorizer then judges. Kubernetes unreachable refuses the request (401) rather than guessing.
-import { type Delegation } from './delegation.js';
-import { type UserInfo } from './kubernetes-reviews.js';
+import type { Delegation } from './delegation.js';
+import type { UserInfo } from './kubernetes-reviews.js';
 import { isToken } from './loopback-token.js';
 import { apiMetrics } from './metrics.js';
 

@@ -2,8 +2,8 @@
 // loopback token) may do anything; everyone else, anonymous included, may make a request only when
 // Kubernetes' SubjectAccessReview allows its verb (the lowercase HTTP method) on its path. Without
 // Kubernetes to ask, only system:masters gets in.
-import { type Delegation } from './delegation.js';
-import { type AccessAttributes, type UserInfo } from './kubernetes-reviews.js';
+import type { Delegation } from './delegation.js';
+import type { AccessAttributes, UserInfo } from './kubernetes-reviews.js';
 
 export type Authorization = { readonly kind: 'allowed' } | { readonly kind: 'denied'; readonly status: 403 | 429 | 500; readonly message: string };
 

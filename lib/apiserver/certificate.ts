@@ -3,7 +3,7 @@
 // MaybeDefaultWithSelfSignedCerts), valid a year; with certFile and keyFile, those files, re-read as
 // they change (a rotated Secret). The self-signed CA is handed to clients on this machine (the log
 // API's .api.json) so that they can verify the server rather than trust any certificate.
-import { type Logger } from '../telemetry/logger.js';
+import type { Logger } from '../telemetry/logger.js';
 import { FilesCertificateSource } from '../tls/files-source.js';
 import { issueCA, issueServerCert } from '../tls/issue.js';
 

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { errorMessage } from '../errors.js';
 import { DecisionCache } from './decision-cache.js';
-import { type AccessAttributes, type AccessVerdict, type Reviewer, type TokenVerdict, type UserInfo } from './kubernetes-reviews.js';
+import type { AccessAttributes, AccessVerdict, Reviewer, TokenVerdict, UserInfo } from './kubernetes-reviews.js';
 import { apiMetrics } from './metrics.js';
 import { REVIEW_LIMITS, ReviewGate, type ReviewLimits } from './review-gate.js';
 

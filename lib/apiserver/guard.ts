@@ -1,8 +1,8 @@
 // The API server's guard: authentication, then authorization, as k8s.io/apiserver runs them for
 // Antrea's API server, answering a refusal with a Kubernetes Status object, which antctl prints
 // ("Error from server (Forbidden): ...").
-import { type IncomingMessage } from 'node:http';
-import { type Denial, type RequestGuard } from '../telemetry/http.js';
+import type { IncomingMessage } from 'node:http';
+import type { Denial, RequestGuard } from '../telemetry/http.js';
 import { authenticate, type AuthenticatorOptions } from './authenticate.js';
 import { authorize } from './authorize.js';
 

@@ -3,17 +3,15 @@
 // and, when delegation is on, asks Kubernetes about every other token. http: no TLS and no guard, on
 // 127.0.0.1 unless bindAddress says otherwise (a warning then says that anyone who reaches the port
 // reads every flow).
-import { type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { type ApiServerConfig, bindHost, loopbackTokenFile } from '../telemetry/config.js';
-import { type TelemetryServer } from '../telemetry/http.js';
-import { type Logger } from '../telemetry/logger.js';
+import type { TelemetryServer } from '../telemetry/http.js';
+import type { Logger } from '../telemetry/logger.js';
 import { FlowaggError } from '../errors.js';
-import { loadKubeConfig } from '../k8s/client.js';
 import { servingCertificate } from './certificate.js';
 import { Delegation } from './delegation.js';
 import { API_LISTEN } from './errors.js';
 import { apiGuard } from './guard.js';
-import { kubernetesReviewer } from './kubernetes-reviews.js';
 import { isLoopbackHost, localUrl } from './local-url.js';
 import { newLoopbackToken, writeLoopbackToken } from './loopback-token.js';
 import { parseCipherSuites, parseMinVersion } from './tls-settings.js';
@@ -44,6 +42,12 @@ function delegates(section: ApiServerConfig, kubeconfig: string | undefined, env
   return section.delegateAuth === 'auto' ? env.KUBERNETES_SERVICE_HOST !== undefined || kubeconfig !== undefined : section.delegateAuth;
 }
 
+/** The reviews go through @kubernetes/client-node, loaded only here: a service that does not delegate never pays for it. */
+async function kubernetesDelegation(deps: ApiServerDeps): Promise<Delegation> {
+  const [{ kubernetesReviewer }, { loadKubeConfig }] = await Promise.all([import('./kubernetes-reviews.js'), import('../k8s/client.js')]);
+  return new Delegation(kubernetesReviewer(deps.kubeConfig ?? loadKubeConfig(deps.kubeconfig === undefined ? {} : { kubeconfig: deps.kubeconfig })));
+}
+
 export async function startApiServer(http: TelemetryServer, section: ApiServerConfig, deps: ApiServerDeps): Promise<RunningApiServer> {
   const { logger } = deps;
   const env = deps.env ?? process.env;
@@ -59,7 +63,7 @@ export async function startApiServer(http: TelemetryServer, section: ApiServerCo
   }
   const certificate = await servingCertificate(section, logger);
   const tokenFile = loopbackTokenFile(section, env);
-  const delegation = delegates(section, deps.kubeconfig, env) ? new Delegation(kubernetesReviewer(deps.kubeConfig ?? loadKubeConfig(deps.kubeconfig === undefined ? {} : { kubeconfig: deps.kubeconfig }))) : undefined;
+  const delegation = delegates(section, deps.kubeconfig, env) ? await kubernetesDelegation(deps) : undefined;
   const suites = parseCipherSuites(section.tlsCipherSuites);
   const minVersion = parseMinVersion(section.tlsMinVersion);
   const tls = { cert: certificate.cert, key: certificate.key, minVersion: minVersion.ok ? minVersion.value : 'TLSv1.2', ...(suites.ok && suites.value !== undefined && { ciphers: suites.value }) } as const;

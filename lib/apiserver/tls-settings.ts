@@ -1,7 +1,7 @@
 // Antrea's apiServer.tlsCipherSuites and tlsMinVersion, written with Go's names (crypto/tls, as the
 // Kubernetes flags take them), turned into what node:tls takes: OpenSSL cipher names and protocol names.
 // Go's TLS 1.3 suites cannot be chosen (Go ignores them); Node would take them, and does here.
-import { type SecureVersion } from 'node:tls';
+import type { SecureVersion } from 'node:tls';
 
 /** Go's cipher suite names (tls.CipherSuiteName, with the aliases Go accepts) and OpenSSL's names. */
 const GO_CIPHER_SUITES: Readonly<Record<string, string>> = {

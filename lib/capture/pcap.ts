@@ -9,7 +9,7 @@
 //         SHB 0x0a0d0d0a (byte-order magic 1a2b3c4d), IDB 1 (link type, if_tsresol option),
 //         EPB 6 (interface, timestamp, captured length), SPB 3, obsolete packet block 2.
 import { CAPTURE_ERR, CaptureError } from './errors.js';
-import { type FileReader } from './file-reader.js';
+import type { FileReader } from './file-reader.js';
 
 export interface Frame {
   readonly linkType: number;

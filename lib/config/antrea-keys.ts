@@ -5,7 +5,7 @@
 // configuration does not define itself.
 import { z } from 'zod';
 import { emptyIsDefault } from './empty.js';
-import { type ReloadPolicy } from './meta.js';
+import type { ReloadPolicy } from './meta.js';
 
 function pending(service: string, description: string, reload: ReloadPolicy) {
   return z.unknown().optional().meta({

@@ -1,7 +1,7 @@
 // The messages of configuration problems: each names the key path, shows the value that was given and
 // says what is allowed, e.g. `ingest.port: 70000 is too large: at most 65535`. zod's own messages
 // ("Invalid input: expected number, received string") say neither the value nor, for enums, the choices.
-import { type z } from 'zod';
+import type { z } from 'zod';
 
 /** A value as it appears in a message: JSON, cut short. */
 export function showValue(value: unknown): string {

@@ -2,7 +2,7 @@
 // metadata of meta.ts. One walk serves the environment overrides (which keys exist), hot reload (which
 // policy applies to a path), `flowagg config defaults` and docs/configuration.md.
 import { z } from 'zod';
-import { type ReloadPolicy, type ValueKind } from './meta.js';
+import type { ReloadPolicy, ValueKind } from './meta.js';
 
 export interface ConfigKey {
   /** ['ingest', 'udp', 'maxDatagramBytes'] */

@@ -6,7 +6,7 @@
 // the value and what is allowed, so a person can fix the file in one pass.
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, parse as parseYaml, type Document } from 'yaml';
-import { type z } from 'zod';
+import type { z } from 'zod';
 import { FlowaggError } from '../errors.js';
 import { configErrorMap, withValue } from './issues.js';
 import { type ConfigKey, childKeys, configKeys } from './keys.js';

@@ -1,7 +1,7 @@
 // What a configuration key says about itself beyond its type, kept in the schema (zod's global
 // registry) so that the loader, hot reload, `flowagg config defaults` and docs/configuration.md all read
 // one source: its description, how a change is applied while running, and a note shown when it is set.
-import { type z } from 'zod';
+import type { z } from 'zod';
 
 /**
  * How a change to a key is applied while the service runs (Antrea's hot reload, reference §1):

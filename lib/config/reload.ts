@@ -4,7 +4,7 @@
 // `live` changes applied, so a key that needs a restart keeps the value the service actually runs with.
 import { isDeepStrictEqual } from 'node:util';
 import { type ConfigKey, reloadPolicyOf } from './keys.js';
-import { type ReloadPolicy } from './meta.js';
+import type { ReloadPolicy } from './meta.js';
 
 export interface ReloadPlan<C> {
   /** The configuration to run with from now on. */

@@ -2,7 +2,7 @@
 // that loads back, each key preceded by its description) and docs/configuration.md (every key, its
 // type, default, reload policy and description). Both are rendered from the schema, never written by hand.
 import { Document, isMap, isPair, isScalar, type Node } from 'yaml';
-import { type z } from 'zod';
+import type { z } from 'zod';
 import { type ConfigKey, configKeys } from './keys.js';
 import { formatDuration, formatSize } from './types.js';
 

@@ -2,7 +2,7 @@
 // Antrea's Go YAML decoding reads it (the zero value, which its defaulting code replaces), and how its Helm
 // chart renders a value nobody set. Keys whose schema takes null as a value (log.retention.bytes: null, no
 // limit) keep it.
-import { type ConfigKey } from './keys.js';
+import type { ConfigKey } from './keys.js';
 
 /** Deletes, in place, every null of `doc` at a key that does not take null. */
 export function dropUnsetValues(doc: Record<string, unknown>, keys: readonly ConfigKey[]): void {

@@ -7,13 +7,13 @@ import { EventEmitter } from 'node:events';
 import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { type z } from 'zod';
+import type { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import { componentMetrics } from '../telemetry/metrics.js';
-import { type Logger } from '../telemetry/logger.js';
+import type { Logger } from '../telemetry/logger.js';
 import { configKeys, type ConfigKey } from './keys.js';
 import { type ConfigDiagnostic, readConfig } from './load.js';
-import { type ReloadPolicy } from './meta.js';
+import type { ReloadPolicy } from './meta.js';
 import { planReload } from './reload.js';
 
 export type ReloadOutcome =

@@ -15,8 +15,8 @@ import { type DecodeContext, recordDecoder } from './record-decoder.js';
 import { setKind } from './set-header.js';
 import { type DataSetVisitor, type ScannedMessage, type SetDialect, walkSets } from './set-walk.js';
 import { decodeTemplateSet } from './template-record.js';
-import { type TemplateStore } from './template-store.js';
-import { type DataRecord, type Template } from './types.js';
+import type { TemplateStore } from './template-store.js';
+import type { DataRecord, Template } from './types.js';
 
 export type { DataSetVisitor, ScannedMessage } from './set-walk.js';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IPFIX_ERR } from './errors.js';
 import { readValue, validFieldLength, writeValue } from './field-codec.js';
-import { type AbstractType, type FieldValue } from './types.js';
+import type { AbstractType, FieldValue } from './types.js';
 
 function roundTrip(type: AbstractType, len: number, value: FieldValue, hex: string): void {
   const b = new Uint8Array(len);

@@ -4,7 +4,7 @@
 // <elementId> children), so a purpose-built extractor is enough and no XML library is needed.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type AbstractType } from './types.js';
+import type { AbstractType } from './types.js';
 
 const registryDir = new URL('../../../shared/reference/registry/', import.meta.url);
 const outFile = fileURLToPath(new URL('./registry.generated.ts', import.meta.url));

@@ -4,7 +4,7 @@
 // lower-case hex; floats that JSON cannot hold as "NaN"/"Infinity"/"-Infinity"; RFC 6313 lists as nested
 // objects; an element repeated in a template as the array of its values in order.
 import { toHex } from './text.js';
-import { type DataRecord, type FieldValue, type Template } from './types.js';
+import type { DataRecord, FieldValue, Template } from './types.js';
 
 export type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 

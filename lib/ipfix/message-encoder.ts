@@ -8,7 +8,7 @@ import { MAX_MESSAGE_LENGTH, MESSAGE_HEADER_LENGTH, putU16, writeMessageHeader }
 import { type EncodeRecord, recordEncoder } from './record-encoder.js';
 import { MIN_DATA_SET_ID, OPTIONS_TEMPLATE_SET_ID, SET_HEADER_LENGTH, TEMPLATE_SET_ID } from './set-header.js';
 import { templateRecordLength, writeTemplateRecord } from './template-record.js';
-import { type FieldValue, type Template } from './types.js';
+import type { FieldValue, Template } from './types.js';
 
 export interface MessageEncoderOptions {
   observationDomainId: number;

@@ -14,7 +14,7 @@
 //
 // Version is 10; Length counts the whole message, header included.
 import { IPFIX_ERR, IpfixError } from './errors.js';
-import { type MessageHeader } from './types.js';
+import type { MessageHeader } from './types.js';
 
 export const IPFIX_VERSION = 10;
 export const MESSAGE_HEADER_LENGTH = 16;

@@ -19,7 +19,7 @@
 // is whole seconds, so its boot time, like nfdump's, may be up to a second early.
 import { IPFIX_ERR, IpfixError } from './errors.js';
 import { u16, u32 } from './message-header.js';
-import { type MessageHeader } from './types.js';
+import type { MessageHeader } from './types.js';
 
 export const NETFLOW_V9_VERSION = 9;
 export const NETFLOW_V5_VERSION = 5;

@@ -10,7 +10,7 @@ import { NETFLOW_V5_HEADER_LENGTH, NETFLOW_V5_VERSION, NETFLOW_V9_HEADER_LENGTH,
 import { decodeNetflowTemplateSet, netflowSetKind } from './netflow-template.js';
 import { NETFLOW_V5_MAX_COUNT, NETFLOW_V5_RECORD_LENGTH, NETFLOW_V5_TEMPLATE } from './netflow-v5.js';
 import { type DataSetVisitor, type ScannedMessage, type SetDialect, walkSets } from './set-walk.js';
-import { type TemplateStore } from './template-store.js';
+import type { TemplateStore } from './template-store.js';
 
 export interface ScannedNetflow extends ScannedMessage {
   header: NetflowHeader;

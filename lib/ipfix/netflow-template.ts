@@ -12,8 +12,8 @@ import { u16 } from './message-header.js';
 import { netflowFieldElement } from './netflow-fields.js';
 import { MIN_DATA_SET_ID, type SetKind } from './set-header.js';
 import { allZero } from './set-walk.js';
-import { type TemplateSetContent } from './template-record.js';
-import { type TemplateField } from './types.js';
+import type { TemplateSetContent } from './template-record.js';
+import type { TemplateField } from './types.js';
 
 export const NETFLOW_TEMPLATE_SET_ID = 0;
 export const NETFLOW_OPTIONS_TEMPLATE_SET_ID = 1;

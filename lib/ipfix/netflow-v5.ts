@@ -2,7 +2,7 @@
 // that v5 records take the same record layout and FlowRecord transcoder as IPFIX and v9 ones. first/last are
 // ms of sysUpTime (flowStart/EndSysUpTime); the pads are paddingOctets, which carry nothing.
 import { findElement } from './registry.js';
-import { type Template } from './types.js';
+import type { Template } from './types.js';
 
 export const NETFLOW_V5_RECORD_LENGTH = 48;
 export const NETFLOW_V5_MAX_COUNT = 30;

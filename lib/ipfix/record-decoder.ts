@@ -6,7 +6,7 @@ import { compileFunction } from './codegen.js';
 import { copyBytes, readBoolean, readUnsigned, readValue } from './field-codec.js';
 import { decodeBasicList, decodeSubTemplateList, decodeSubTemplateMultiList } from './lists.js';
 import { MAX_COMPILED_FIELDS, type RecordLayout, recordLayout, segmentsOf, varlenPrefixSource } from './record-layout.js';
-import { type TemplateStore } from './template-store.js';
+import type { TemplateStore } from './template-store.js';
 import { decodeUtf8, formatIpv4, formatIpv6, formatMac } from './text.js';
 import { type AbstractType, type DataRecord, type Template, type TemplateField, VARIABLE_LENGTH } from './types.js';
 

@@ -6,9 +6,9 @@
 import { IPFIX_ERR, IpfixError } from './errors.js';
 import { u16 } from './message-header.js';
 import { SET_HEADER_LENGTH, type SetKind } from './set-header.js';
-import { type TemplateSetContent } from './template-record.js';
-import { type TemplateStore } from './template-store.js';
-import { type MessageHeader, type Template, type TemplateWithdrawal } from './types.js';
+import type { TemplateSetContent } from './template-record.js';
+import type { TemplateStore } from './template-store.js';
+import type { MessageHeader, Template, TemplateWithdrawal } from './types.js';
 
 /** What scanning a message yields besides its data sets. */
 export interface ScannedMessage {

@@ -7,7 +7,7 @@ import { element } from './registry.js';
 import { cutAtTemplateBudget } from './template-parts.js';
 import { TemplateStore } from './template-store.js';
 import { makeTemplate, templateField as field } from './testing/templates.js';
-import { type Template } from './types.js';
+import type { Template } from './types.js';
 
 const ODID = 9;
 const narrow = (id: number) => makeTemplate(id, [field('sourceIPv4Address'), field('destinationTransportPort')], ODID);

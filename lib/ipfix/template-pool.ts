@@ -8,7 +8,7 @@
 // Every operation is O(1) amortised: LruMaps kept in use order.
 import { LinkedList, type ListNode } from '../linked-list.js';
 import { LruMap } from '../lru-map.js';
-import { type Template } from './types.js';
+import type { Template } from './types.js';
 
 export type EvictionReason = 'session' | 'exporter' | 'total';
 

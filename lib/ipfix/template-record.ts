@@ -28,7 +28,7 @@ import { IPFIX_ERR, IpfixError } from './errors.js';
 import { putU16, putU32, u16, u32 } from './message-header.js';
 import { MIN_DATA_SET_ID, OPTIONS_TEMPLATE_SET_ID, TEMPLATE_SET_ID } from './set-header.js';
 import { allZero } from './set-walk.js';
-import { type Template, type TemplateField } from './types.js';
+import type { Template, TemplateField } from './types.js';
 
 export interface TemplateSetContent {
   templates: Template[];

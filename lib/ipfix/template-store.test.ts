@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { lookupElement } from './registry.js';
 import { type EvictionReason, TemplatePool } from './template-pool.js';
 import { TemplateStore } from './template-store.js';
-import { type Template } from './types.js';
+import type { Template } from './types.js';
 
 function template(id: number, odid = 1, options = false, length = 4): Template {
   const ie = lookupElement(0, 8);

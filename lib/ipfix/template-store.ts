@@ -9,8 +9,8 @@
 // removes). A full store evicts its oldest template rather than refusing the new one; a TemplatePool,
 // when given, bounds templates across stores as well. Evictions are reported to `onEvict`.
 import { LinkedList, type ListNode } from '../linked-list.js';
-import { type EvictionReason, type PoolSlot, type TemplatePool } from './template-pool.js';
-import { type Template } from './types.js';
+import type { EvictionReason, PoolSlot, TemplatePool } from './template-pool.js';
+import type { Template } from './types.js';
 
 export type Transport = 'udp' | 'tcp' | 'tls' | 'file';
 export type { EvictionReason } from './template-pool.js';

@@ -7,7 +7,7 @@ import { decodeMessage } from './decode-message.js';
 import { TemplateStore } from './template-store.js';
 import { type DumpField, type DumpRecord, ipfixDumpValue, parseIpfixDump } from './testing/ipfixdump.js';
 import { rawFields, readExpectedDump, readManifest, readVendorFile } from './testing/fixtures.js';
-import { type DataRecord, type FieldValue, type TemplateField } from './types.js';
+import type { DataRecord, FieldValue, TemplateField } from './types.js';
 
 const ALIEN = '_alienInformationElement';
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { kubernetesSection, resolveSourceKind } from './config.js';
-import { InformerMetadataSource, InventoryMetadataSource, openMetadataSource } from './index.js';
+import { InventoryMetadataSource, openMetadataSource } from './index.js';
+import { InformerMetadataSource } from './informers/source.js';
 import { FakeKubeApiServer, kubeConfigFor } from './testing/fake-api-server.js';
 
 describe('kubernetes configuration section', () => {
@@ -20,16 +21,16 @@ describe('kubernetes configuration section', () => {
   });
 
   it('opens the source it names', async () => {
-    assert.equal(openMetadataSource(kubernetesSection.parse({}), { env: {} }), undefined);
+    assert.equal(await openMetadataSource(kubernetesSection.parse({}), { env: {} }), undefined);
     const dir = mkdtempSync(join(tmpdir(), 'inv-'));
     writeFileSync(join(dir, 'inv.yaml'), 'pods: [{ namespace: a, name: p, ips: [10.0.0.1] }]\n');
-    const inv = openMetadataSource(kubernetesSection.parse({ inventory: join(dir, 'inv.yaml') }), { env: {} });
+    const inv = await openMetadataSource(kubernetesSection.parse({ inventory: join(dir, 'inv.yaml') }), { env: {} });
     assert.ok(inv instanceof InventoryMetadataSource);
     assert.equal(inv.podByIp('10.0.0.1', 0)?.name, 'p');
     const fake = await FakeKubeApiServer.start();
     try {
       fake.seed('nodes', { metadata: { name: 'n1' } });
-      const source = openMetadataSource(kubernetesSection.parse({ enable: true }), { env: {}, kubeConfig: kubeConfigFor(fake) });
+      const source = await openMetadataSource(kubernetesSection.parse({ enable: true }), { env: {}, kubeConfig: kubeConfigFor(fake) });
       assert.ok(source instanceof InformerMetadataSource);
       await source.ready();
       assert.equal(source.nodeByName('n1')?.name, 'n1');

@@ -11,11 +11,11 @@
 //   services: [{ namespace: shop, name: web, uid: … }]
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { type z } from 'zod';
+import type { z } from 'zod';
 import { FlowaggError } from '../errors.js';
 import { K8S_ERR } from './errors.js';
 import { type Inventory, inventorySchema } from './inventory-schema.js';
-import { type MetadataSource } from './metadata.js';
+import type { MetadataSource } from './metadata.js';
 import { labelsJson, type MetadataEvent } from './store/events.js';
 import { DEFAULT_STORE_OPTIONS, MetadataStore, type StoreOptions } from './store/metadata-store.js';
 import { StoreLookups } from './store/store-lookups.js';

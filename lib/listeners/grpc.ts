@@ -4,10 +4,10 @@
 // collector.ts), which speaks HTTP/2 on it. When the certificates rotate, new handshakes use the new ones.
 import { createServer, type TLSSocket } from 'node:tls';
 import { exporterAddress } from './address.js';
-import { type ConnectionAdmission, type RefusalReason as AdmissionRefusal } from './admission.js';
+import type { ConnectionAdmission, RefusalReason as AdmissionRefusal } from './admission.js';
 import { serve, type StreamListener } from './tcp.js';
 import { serveRotating, type TlsMaterialSource } from './tls.js';
-import { type TlsMaterial } from '../tls/provider.js';
+import type { TlsMaterial } from '../tls/provider.js';
 import { tlsServerOptions } from '../tls/server-options.js';
 
 export interface GrpcListenerOptions {

@@ -4,7 +4,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { FlowaggError } from '../errors.js';
 import { INGEST_LISTEN } from './errors.js';
 import { exporterAddress } from './address.js';
-import { type ConnectionAdmission, type RefusalReason } from './admission.js';
+import type { ConnectionAdmission, RefusalReason } from './admission.js';
 
 export interface StreamListenerOptions {
   readonly host: string;

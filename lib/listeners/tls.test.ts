@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import { type ConnectionOptions, connect } from 'node:tls';
-import { type TlsMaterial } from '../tls/provider.js';
+import type { TlsMaterial } from '../tls/provider.js';
 import { tlsServerOptions } from '../tls/server-options.js';
 import { issueCA, issueClientCert, issueServerCert, type KeyPair } from '../tls/issue.js';
 import { ConnectionAdmission } from './admission.js';

@@ -3,7 +3,7 @@
 // lib/tls. When the certificates rotate, new handshakes use the new ones; open sessions continue.
 // A client must finish its handshake within `handshakeTimeoutMs`, or it is closed: a raw TCP connection that
 // never sends a ClientHello would otherwise hold its slot for ever.
-import { type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { createServer, type Server, type TLSSocket, type TlsOptions } from 'node:tls';
 import { type ConnectionHandler, type StreamListener, type StreamListenerOptions, serve } from './tcp.js';
 

@@ -13,9 +13,9 @@ import { bearerToken } from '../apiserver/authenticate.js';
 import { type ApiTarget, answerError, apiRequest } from '../apiserver/client.js';
 import { isToken } from '../apiserver/loopback-token.js';
 import { FlowaggError, errorMessage, isFlowaggError } from '../errors.js';
-import { type TelemetryServer } from '../telemetry/http.js';
+import type { TelemetryServer } from '../telemetry/http.js';
 import { LOG_API_FAILED, LOG_GROUP_ACTIVE } from './errors.js';
-import { type Admin } from './types.js';
+import type { Admin } from './types.js';
 
 export const LOG_API_PATH = '/api/v1/log/admin';
 const API_FILE = '.api.json';

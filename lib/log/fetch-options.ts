@@ -1,7 +1,7 @@
 // The arguments of Reader.fetch (lib/log/types.ts), checked the same way by both backends.
 import { FlowaggError } from '../errors.js';
 import { LOG_CLOSED, LOG_INVALID_ARGUMENT } from './errors.js';
-import { type FetchOptions, type Offset, type TopicPartition } from './types.js';
+import type { FetchOptions, Offset, TopicPartition } from './types.js';
 
 export const DEFAULT_FETCH_RECORDS = 10_000;
 

@@ -1,8 +1,8 @@
 // Opens the configured message log. The Kafka backend is imported only when configured, so that the
 // embedded path (`flowagg run`) never loads kafkajs.
-import { type LogConfig } from './config.js';
+import type { LogConfig } from './config.js';
 import { openEmbeddedLog } from './embedded/index.js';
-import { type MessageLog } from './types.js';
+import type { MessageLog } from './types.js';
 
 export type * from './types.js';
 

@@ -1,6 +1,6 @@
 // Where an offset reset puts each partition of a topic, for both backends, as kafka-consumer-groups
 // --reset-offsets does: targets are clamped to what the log still holds, [low, high].
-import { type OffsetResetSpec, type PartitionOffsets } from './types.js';
+import type { OffsetResetSpec, PartitionOffsets } from './types.js';
 
 export interface PartitionTarget {
   readonly partition: number;

@@ -2,10 +2,10 @@
 // it, else, for an embedded log held by a running flowagg, that process's log API (admin-api.ts).
 import { FlowaggError, isFlowaggError } from '../errors.js';
 import { readLogApi, remoteAdmin } from './admin-api.js';
-import { type LogConfig } from './config.js';
+import type { LogConfig } from './config.js';
 import { LOG_LOCKED } from './errors.js';
 import { openLog } from './index.js';
-import { type Admin, type MessageLog } from './types.js';
+import type { Admin, MessageLog } from './types.js';
 
 export interface AdminSession {
   readonly admin: Admin;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { type LogRecord } from './types.js';
+import type { LogRecord } from './types.js';
 import {
   BATCH_HEADER_SIZE,
   NO_PRODUCER,

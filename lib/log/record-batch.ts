@@ -22,7 +22,7 @@
 // Varints are zigzag-encoded, as in Kafka. A control batch holds one record whose key is
 // version i16 (0) + type i16 (0 abort, 1 commit).
 import { crc32c } from '@node-rs/crc32';
-import { type Headers, type LogRecord } from './types.js';
+import type { Headers, LogRecord } from './types.js';
 
 export const BATCH_HEADER_SIZE = 61;
 /** Bytes before batchLength's payload: baseOffset + batchLength. */

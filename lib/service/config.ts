@@ -2,7 +2,7 @@
 // the process gives up on it (exit status 1, so that Kubernetes restarts the Pod; lib/service/supervisor.ts).
 import { z } from 'zod';
 import { duration } from '../config/types.js';
-import { type SupervisionPolicy } from './supervisor.js';
+import type { SupervisionPolicy } from './supervisor.js';
 
 export const supervisionSection = z
   .strictObject({

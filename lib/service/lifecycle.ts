@@ -4,7 +4,7 @@
 // too is logged, never thrown in its place. A failure after the start (a consumer that died) moves the
 // service to failed and tells its supervisor (supervisor.ts), which stops it and starts a new one.
 import { type ErrorCode, errorMessage } from '../errors.js';
-import { type Logger } from '../telemetry/logger.js';
+import type { Logger } from '../telemetry/logger.js';
 import { StateMachine, type Transitions } from './state-machine.js';
 
 export type ServiceState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';

@@ -1,7 +1,7 @@
 // What every service shows the program that runs it (serve, the supervisor): the anatomy of issue 16.
 // Each service also has a configuration schema with its defaults, an inert create(config, deps), its
 // metrics and its errors, next to it; its lifecycle is lifecycle.ts.
-import { type Readiness, type ServiceState } from './lifecycle.js';
+import type { Readiness, ServiceState } from './lifecycle.js';
 
 export interface Service {
   /** For logs and readiness checks: `ingest`, `processor`, `export.clickhouse`, `flowstream`. */

@@ -1,7 +1,7 @@
 // The services of a program, stopped in the reverse order of their start: a service is stopped only once
 // the ones started after it, which may feed it or read from it, are. What stops but is not a service (a
 // metadata source, a reloadable slot) takes its place in the order too.
-import { type Logger } from '../telemetry/logger.js';
+import type { Logger } from '../telemetry/logger.js';
 
 export interface Stoppable {
   readonly name: string;

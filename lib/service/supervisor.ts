@@ -5,9 +5,9 @@
 // restarts the Pod: the log holds what was committed, so a new process resumes from there).
 import { errorMessage } from '../errors.js';
 import { Backoff, type BackoffPolicy, sleep } from '../retry.js';
-import { type Logger } from '../telemetry/logger.js';
-import { type Readiness, type ServiceState } from './lifecycle.js';
-import { type Service } from './service.js';
+import type { Logger } from '../telemetry/logger.js';
+import type { Readiness, ServiceState } from './lifecycle.js';
+import type { Service } from './service.js';
 
 export interface SupervisionPolicy {
   readonly backoff: BackoffPolicy;

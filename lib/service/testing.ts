@@ -3,7 +3,7 @@
 import { FlowaggError } from '../errors.js';
 import { componentLogger } from '../telemetry/logger.js';
 import { Lifecycle, type Readiness } from './lifecycle.js';
-import { type Service } from './service.js';
+import type { Service } from './service.js';
 
 export const FAKE_SERVICE_STATE = 'FLOWAGG_ERR_TEST_FAKE_SERVICE_STATE';
 

@@ -8,8 +8,8 @@
 // in time (headers, whole request, TLS handshake, idle keep-alive).
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { type AddressInfo, type Socket } from 'node:net';
-import { type SecureContextOptions, type TlsOptions } from 'node:tls';
+import type { AddressInfo, Socket } from 'node:net';
+import type { SecureContextOptions, TlsOptions } from 'node:tls';
 import { ConnectionAdmission } from '../listeners/admission.js';
 import { apiMetrics } from '../apiserver/metrics.js';
 import { registry } from './metrics.js';

@@ -1,6 +1,6 @@
 // A Clock (lib/clock.ts) that moves only when the test says: advance() runs every periodic task that falls
 // due, in time order, at the time it falls due.
-import { type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 
 interface Periodic {
   readonly ms: number;

@@ -2,8 +2,8 @@
 // names it is valid, until when, and whether the collector would still use it (inspect.ts's verdict).
 import { X509Certificate } from 'node:crypto';
 import { type Freshness, checkCA, checkLeaf } from './inspect.js';
-import { type KeyPair } from './issue.js';
-import { type Slot } from './provider.js';
+import type { KeyPair } from './issue.js';
+import type { Slot } from './provider.js';
 
 export interface CertificateSummary {
   readonly slot: Slot;

@@ -10,8 +10,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FlowaggError } from '../errors.js';
 import { TLS_STORE } from './errors.js';
-import { type KeyPair } from './issue.js';
-import { type CertificateStore, type Slot, type Stored } from './provider.js';
+import type { KeyPair } from './issue.js';
+import type { CertificateStore, Slot, Stored } from './provider.js';
 
 export class DirectoryCertificateStore implements CertificateStore {
   constructor(private readonly dir: string) {}

@@ -10,7 +10,7 @@ import { FlowaggError, errorMessage } from '../errors.js';
 import { componentLogger, type Logger } from '../telemetry/logger.js';
 import { TLS_INVALID_MATERIAL, TLS_NOT_STARTED } from './errors.js';
 import { tlsMetrics } from './metrics.js';
-import { type CertificateSource, type TlsMaterial } from './provider.js';
+import type { CertificateSource, TlsMaterial } from './provider.js';
 
 export interface FilesSourceOptions {
   certFile: string;

@@ -1,8 +1,8 @@
 // The collector's certificates: createCertificateSource(config, deps) picks the source for the
 // configured mode (config.ts); the TLS listener uses current(), on('updated') and tlsServerOptions().
-import { type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { loadKubeConfig } from '../k8s/client.js';
-import { type TlsConfig } from './config.js';
+import type { TlsConfig } from './config.js';
 import { DirectoryCertificateStore } from './directory-store.js';
 import { FilesCertificateSource } from './files-source.js';
 import { KubernetesCertificateStore } from './k8s-store.js';

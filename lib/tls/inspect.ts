@@ -4,7 +4,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import forge from 'node-forge';
-import { type KeyPair } from './issue.js';
+import type { KeyPair } from './issue.js';
 
 export type Verdict = { usable: true; notAfter: Date } | { usable: false; reason: string };
 

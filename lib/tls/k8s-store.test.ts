@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
-import { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { type TLSSocket, connect, createServer } from 'node:tls';
 import { isFlowaggError } from '../errors.js';

@@ -12,8 +12,8 @@ import { FlowaggError, errorMessage } from '../errors.js';
 import { StoppableWatch } from '../k8s/stoppable-watch.js';
 import { componentLogger } from '../telemetry/logger.js';
 import { TLS_CONFLICT, TLS_STORE } from './errors.js';
-import { type KeyPair } from './issue.js';
-import { type CertificateStore, type Slot, type Stored } from './provider.js';
+import type { KeyPair } from './issue.js';
+import type { CertificateStore, Slot, Stored } from './provider.js';
 
 export const CA_SECRET = 'flow-aggregator-ca-tls';
 export const CLIENT_SECRET = 'flow-aggregator-client-tls';

@@ -3,7 +3,7 @@
 // judged after the client already considers the handshake done, and Node's server then drops the
 // connection without an alert, so the reason is the socket's authorizationError).
 import assert from 'node:assert/strict';
-import { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type ConnectionOptions, type Server, type TLSSocket, connect, createServer } from 'node:tls';
 import { type KeyPair, issueCA, issueClientCert, issueServerCert } from './issue.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
-import { type FlowRecord } from '../../schemas/flow-record.js';
-import { type MetadataOptions } from '../metadata-fill.js';
+import type { FlowRecord } from '../../schemas/flow-record.js';
+import type { MetadataOptions } from '../metadata-fill.js';
 import { aggregatorSettings, decodeOutput, type RecordSpec, scanned, staticMetadata } from '../testing/fakes.js';
 import { Aggregator, type AggregatorSettings } from './aggregator.js';
 import { compileOutputEncoder } from './output.js';

@@ -13,10 +13,10 @@
 //   - an exportable flow with new data is exported (deltas and throughputs reset after);
 //   - past its inactive deadline it lingers `allowedLatenessMs` for late records, then is deleted; else
 //     its next active deadline is set.
-import { type ProduceRecord } from '../../lib/log/types.js';
+import type { ProduceRecord } from '../../lib/log/types.js';
 import { RecordBuffer } from '../../schemas/record-buffer.js';
-import { type ScannedRecord } from '../../schemas/flow-record-scanner.js';
-import { type MetadataOptions } from '../metadata-fill.js';
+import type { ScannedRecord } from '../../schemas/flow-record-scanner.js';
+import type { MetadataOptions } from '../metadata-fill.js';
 import { FLOW_TYPE_INTER_NODE, flowKeyString, isDenied, isFromSourceNode, needsCorrelation, R, SourceIds } from '../record-input.js';
 import { encodeIdentity, encodeKey, encodeSource, encodeStats, encodeWatermark, identityKey, sourceKey, WATERMARK_KEY } from './changelog.js';
 import { type ClockSettings, PartitionClock } from './clock.js';
@@ -30,7 +30,7 @@ import { keyBuffer } from './flow-key-text.js';
 import {
   awaitsPeer, hasNewData, LONE_EXPORTED, LONE_PENDING, ON_EXPORTED, ON_GAVE_UP, ON_PEER, ON_RECORD, PENDING, transition, WAITING,
 } from './lifecycle.js';
-import { type OutputEncoder } from './output.js';
+import type { OutputEncoder } from './output.js';
 import { aggregate, correlate, createFlow, resetAfterExport } from './rules.js';
 import { FlowStore } from './store.js';
 

@@ -14,11 +14,11 @@
 // the partition to its end and applies every record in order (restore.ts). Version 1 (before the clock
 // had sources) is not read: its state is refused, with the way out (a replay) in the message.
 import { FlowaggError } from '../../lib/errors.js';
-import { type RecordBuffer } from '../../schemas/record-buffer.js';
+import type { RecordBuffer } from '../../schemas/record-buffer.js';
 import { latin1, utf8 } from '../../schemas/flow-record-scanner.js';
 import { PROCESSOR_STATE_CORRUPT } from '../errors.js';
 import { F_WIDTH, I_INTERNED_END, I_SERVICE_PORT, I_UUID, I_WIDTH, U_DIRTY, U_WIDTH } from './columns.js';
-import { type FlowStore } from './store.js';
+import type { FlowStore } from './store.js';
 
 const VERSION = 2;
 const KIND_STATS = 1;

@@ -8,7 +8,7 @@ import {
   I_SERVICE_PORT_NAME, I_SOURCE_ADDRESS, I_SOURCE_LABELS, I_SOURCE_NODE_NAME, I_SOURCE_POD_NAME, I_SOURCE_POD_NAMESPACE, I_WIDTH, uuidColumn,
 } from './columns.js';
 import { keyAddress } from './flow-key-text.js';
-import { type FlowStore } from './store.js';
+import type { FlowStore } from './store.js';
 
 const SIDES = [
   { pod: I_SOURCE_POD_NAME, namespace: I_SOURCE_POD_NAMESPACE, node: I_SOURCE_NODE_NAME, labels: I_SOURCE_LABELS, podUuid: uuidColumn('sourcePodUUID'), nodeUuid: uuidColumn('sourceNodeUUID') },

@@ -11,7 +11,7 @@
 // output.test.ts checks both give the same bytes.
 import { compileFunction } from '../../lib/ipfix/codegen.js';
 import { writeLong } from '../../schemas/avro-binary.js';
-import { type RecordBuffer } from '../../schemas/record-buffer.js';
+import type { RecordBuffer } from '../../schemas/record-buffer.js';
 import { framingHeader, type AvroFraming } from '../../schemas/avro.js';
 import { FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA, FLOW_RECORD_TYPE, type FlowRecord } from '../../schemas/flow-record.js';
 import {
@@ -20,7 +20,7 @@ import {
   TEXT_FIELDS, THROUGHPUT_FIELDS, TOTAL_FIELDS, U_END_SOURCE, U_START_SOURCE, U_WIDTH, UUID_FIELDS,
 } from './columns.js';
 import { keyAddress, keyFamily, keyPort, keyProtocol } from './flow-key-text.js';
-import { type FlowStore } from './store.js';
+import type { FlowStore } from './store.js';
 
 type Source =
   | { readonly kind: 'absent' }

@@ -11,7 +11,7 @@ import {
   I_ADDRESS, I_SERVICE_PORT, I_SNAT_IP, I_SNAT_PORT, I_SOURCE_ADDRESS, I_SOURCE_PORT, I_TCP_STATE, I_UUID, I_WIDTH, METRIC_COUNT, S_DELTA, S_END,
   S_THROUGHPUT, S_TOTAL, sideBase, SMALL_INT_FIELDS, TEXT_FIELDS, TOTAL_FIELDS, U_END_SOURCE, U_FLOW_END_REASON, U_FLOW_TYPE, U_START_SOURCE, U_WIDTH, UUID_FIELDS,
 } from './columns.js';
-import { type FlowStore } from './store.js';
+import type { FlowStore } from './store.js';
 
 const IN_TOTAL = TOTAL_FIELDS.map(fieldIndex);
 const IN_DELTA = DELTA_FIELDS.map(fieldIndex);

@@ -1,6 +1,6 @@
 // Rebuilding an Aggregator from its changelog (changelog.ts): every record applied in order, then the
 // partition's times put back. Pure; processor/restore.ts feeds it from the log.
-import { type Aggregator } from './aggregator.js';
+import type { Aggregator } from './aggregator.js';
 import { applyChangelogRecord } from './changelog.js';
 
 export class StateRestore {

@@ -4,7 +4,7 @@ import { RecordBuffer } from '../../schemas/record-buffer.js';
 import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import { FLOW_RECORD_TYPE, type FlowRecord, flowRecordReader, flowRecordWriter } from '../../schemas/flow-record.js';
 import { FIELD, FlowRecordScanner, ScannedRecord } from '../../schemas/flow-record-scanner.js';
-import { type MetadataOptions } from '../metadata-fill.js';
+import type { MetadataOptions } from '../metadata-fill.js';
 import { decodeOutput, flowRecord, flowRecordValue, type RecordSpec, staticMetadata } from '../testing/fakes.js';
 import { DIRECTION_EGRESS, DIRECTION_INGRESS, DIRECTION_UNKNOWN, flowDirection } from './direction.js';
 import { ProxyChanges, proxyChanges, proxyHeader, referenceProxy, spliceRecord } from './transform.js';

@@ -9,7 +9,7 @@
 // - the reference one decodes with avsc, sets the fields and encodes again (records of older writer
 //   schemas take it; transform.test.ts checks both give the same bytes).
 import { writeLong } from '../../schemas/avro-binary.js';
-import { type RecordBuffer } from '../../schemas/record-buffer.js';
+import type { RecordBuffer } from '../../schemas/record-buffer.js';
 import { parseIpv4Into, parseIpv6Into } from '../../lib/ipfix/text.js';
 import { type AvroFraming, type AvroReader, type AvroWriter, framingHeader } from '../../schemas/avro.js';
 import { FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA, type FlowRecord } from '../../schemas/flow-record.js';

@@ -7,7 +7,7 @@
 // the consumer had got to.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type MessageLog } from '../../lib/log/types.js';
+import type { MessageLog } from '../../lib/log/types.js';
 import { assertSameOutputs, type Backend, INPUT_PARTITIONS, inputRecords, type OutputRecord, processInProcess, readOutputs, runNames, sendAll } from './exactly-once.js';
 import { failingNthCommit } from './failing-log.js';
 

@@ -8,7 +8,7 @@
 // the transaction, as it must after any failed commit. Everything else goes to the wrapped log unchanged.
 import { FlowaggError } from '../../lib/errors.js';
 import { LOG_PRODUCER_FENCED } from '../../lib/log/errors.js';
-import { type MessageLog, type Transaction } from '../../lib/log/types.js';
+import type { MessageLog, Transaction } from '../../lib/log/types.js';
 
 export const INJECTED_COMMIT_FAILURE = 'FLOWAGG_ERR_TEST_INJECTED_COMMIT_FAILURE';
 

@@ -4,12 +4,12 @@
 import { untilHolds } from '../../lib/testing/until.js';
 import { flowKeyOfRecord } from '../../schemas/flow-key.js';
 import { parseIpv4Into, parseIpv6Into } from '../../lib/ipfix/text.js';
-import { type MessageLog } from '../../lib/log/types.js';
-import { type MetadataSource, type NodeInfo, type PodInfo, type ServiceInfo } from '../../lib/k8s/metadata.js';
+import type { MessageLog } from '../../lib/log/types.js';
+import type { MetadataSource, NodeInfo, PodInfo, ServiceInfo } from '../../lib/k8s/metadata.js';
 import { labelsJson } from '../../lib/k8s/store/events.js';
 import { FLOW_RECORD_FIELDS, type FlowRecord, flowRecordReader, flowRecordWriter } from '../../schemas/flow-record.js';
 import { FlowRecordScanner, ScannedRecord } from '../../schemas/flow-record-scanner.js';
-import { type AggregatorSettings } from '../aggregate/aggregator.js';
+import type { AggregatorSettings } from '../aggregate/aggregator.js';
 
 /**
  * Antrea's defaults (60 s active, 90 s inactive, 1 s export delay, 2 retries), no allowed lateness: the

@@ -2,7 +2,7 @@
 // the Antrea agent template, and the FlowRecords ingest would write for them to flows.raw (through
 // ingest's own transcoder, so they are byte for byte what ingest writes).
 import { recordEncoder } from '../../lib/ipfix/record-encoder.js';
-import { type Template } from '../../lib/ipfix/types.js';
+import type { Template } from '../../lib/ipfix/types.js';
 import { element } from '../../lib/ipfix/registry.js';
 import { type MessageContext, sessionContext } from '../../ingest/records/context.js';
 import { RecordBuffer } from '../../schemas/record-buffer.js';

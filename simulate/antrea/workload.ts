@@ -26,7 +26,7 @@
 //
 // Records are values of the Antrea agent template (agentTemplate(), reference §4.3 "Agent → FA"), so they
 // can be sent as IPFIX or turned into FlowRecords (records.ts).
-import { type FieldValue } from '../../lib/ipfix/types.js';
+import type { FieldValue } from '../../lib/ipfix/types.js';
 
 export const FLOW_KINDS = ['intraNode', 'interNode', 'toExternal', 'fromExternal', 'denyEgress', 'denyIngress'] as const;
 export type FlowKind = (typeof FLOW_KINDS)[number];

@@ -11,7 +11,7 @@
 // ID or v5's engine type × 256 + engine id.
 // Text: a readable dump in the manner of ipfixDump.
 import { fieldsToJson, semanticName, valueToJson } from '../../../lib/ipfix/json.js';
-import { type AbstractType, type DataRecord, type FieldValue, type MessageHeader, type Template } from '../../../lib/ipfix/types.js';
+import type { AbstractType, DataRecord, FieldValue, MessageHeader, Template } from '../../../lib/ipfix/types.js';
 
 export interface RecordMeta {
   readonly exporter?: string;

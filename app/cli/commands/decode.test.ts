@@ -13,7 +13,7 @@ import { LINKTYPE, ethernetFrame, pcapFile, pcapngFile, sllFrame } from '../../.
 import { MessageEncoder } from '../../../lib/ipfix/message-encoder.js';
 import { readManifest, vendorPath } from '../../../lib/ipfix/testing/fixtures.js';
 import { makeTemplate, templateField } from '../../../lib/ipfix/testing/templates.js';
-import { type FieldValue, type Template } from '../../../lib/ipfix/types.js';
+import type { FieldValue, Template } from '../../../lib/ipfix/types.js';
 import { ROUTER_TEMPLATE, routerValues, v5Packet, v9DataSet, v9Packet, v9Record, v9TemplateSet } from '../../../lib/ipfix/testing/netflow-packets.js';
 
 const main = fileURLToPath(new URL('../main.ts', import.meta.url));

@@ -13,7 +13,7 @@ import { NETFLOW_V5_VERSION, NETFLOW_V9_VERSION } from '../../../lib/ipfix/netfl
 import { decodeNetflow, packetVersion } from '../../../lib/ipfix/netflow-message.js';
 import { IpfixError } from '../../../lib/ipfix/errors.js';
 import { TemplateStore } from '../../../lib/ipfix/template-store.js';
-import { type DataRecord } from '../../../lib/ipfix/types.js';
+import type { DataRecord } from '../../../lib/ipfix/types.js';
 import { type Command, OUTPUT_OPTION, type ParsedArgs, UsageError, outputFormat } from '../command.js';
 import { type RecordMeta, headerToText, recordToText, templateToText } from './decode-format.js';
 import { JsonLinesWriter } from './json-lines.js';

@@ -1,6 +1,6 @@
 // `flowagg explore`: the flow explorer alone (its own Deployment, next to Kafka): the rollups of
 // flows.processed in the consumer group explorer.groupId, and the page and API on the HTTP port.
-import { type Command } from '../command.js';
+import type { Command } from '../command.js';
 import { SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from '../../serve.js';
 
 export const exploreCommand: Command = {

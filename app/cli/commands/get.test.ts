@@ -11,7 +11,7 @@ import { type ApiTarget, apiRequest } from '../../../lib/apiserver/client.js';
 import { FakeKubeApiServer } from '../../../lib/k8s/testing/fake-api-server.js';
 import { rootLogger } from '../../../lib/telemetry/logger.js';
 import { until } from '../../../lib/testing/until.js';
-import { type ParsedArgs } from '../command.js';
+import type { ParsedArgs } from '../command.js';
 import { sendAgentRecords, startRun } from '../testing/run-in-process.js';
 import { runGet } from './get.js';
 import { programVersion } from '../../version.js';

@@ -1,7 +1,7 @@
 // Every `flowagg` command, in the order `flowagg --help` lists them. A command's module (and with it
 // kafkajs, avsc, the services) is loaded only when that command runs or prints its --help, so that
 // `flowagg --help` answers at once.
-import { type CommandEntry } from '../command.js';
+import type { CommandEntry } from '../command.js';
 
 export const commands: readonly CommandEntry[] = [
   {

@@ -1,5 +1,5 @@
 // `flowagg ingest`: the IPFIX and NetFlow collectors writing flows.raw, alone (as its own Deployment, next to Kafka).
-import { type Command } from '../command.js';
+import type { Command } from '../command.js';
 import { NO_FILE_CONFIG, SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from '../../serve.js';
 
 export const ingestCommand: Command = {

@@ -7,7 +7,7 @@ import { decodeMessage } from '../../../lib/ipfix/decode-message.js';
 import { TemplateStore } from '../../../lib/ipfix/template-store.js';
 import { readManifest, readVendorFile } from '../../../lib/ipfix/testing/fixtures.js';
 import { makeTemplate, templateField } from '../../../lib/ipfix/testing/templates.js';
-import { type DataRecord, type FieldValue, type MessageHeader } from '../../../lib/ipfix/types.js';
+import type { DataRecord, FieldValue, MessageHeader } from '../../../lib/ipfix/types.js';
 import { type RecordMeta, jsonLine, jsonLinePrefix } from './decode-format.js';
 import { JsonLinesWriter } from './json-lines.js';
 

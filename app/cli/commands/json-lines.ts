@@ -5,7 +5,7 @@
 // faster than ipfixDump. decode-format.ts's jsonLine is the reference the output is tested against.
 import { putAscii, putUint32 } from '../../../lib/ascii-bytes.js';
 import { compileFunction } from '../../../lib/ipfix/codegen.js';
-import { type DataRecord, type FieldValue, type Template } from '../../../lib/ipfix/types.js';
+import type { DataRecord, FieldValue, Template } from '../../../lib/ipfix/types.js';
 import { repeatedIn, valueToJson } from '../../../lib/ipfix/json.js';
 import { type RecordMeta, jsonLine, jsonLinePrefix } from './decode-format.js';
 

@@ -7,7 +7,7 @@ import { kafkaBrokersForTests } from '../../../integration-tests/harness/kafka.j
 import { isFlowaggError } from '../../../lib/errors.js';
 import { LOG_GROUP_ACTIVE } from '../../../lib/log/errors.js';
 import { openKafkaLog } from '../../../lib/log/kafka/index.js';
-import { type MessageLog } from '../../../lib/log/types.js';
+import type { MessageLog } from '../../../lib/log/types.js';
 import { parseCommandArgs } from '../command.js';
 import { offsetsCommand, runOffsets } from './offsets.js';
 

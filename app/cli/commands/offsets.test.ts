@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { isFlowaggError } from '../../../lib/errors.js';
 import { LOG_GROUP_ACTIVE } from '../../../lib/log/errors.js';
 import { openEmbeddedLog } from '../../../lib/log/embedded/index.js';
-import { type MessageLog } from '../../../lib/log/types.js';
+import type { MessageLog } from '../../../lib/log/types.js';
 import { type ParsedArgs, UsageError, parseCommandArgs } from '../command.js';
 import { runMain } from '../testing/run-main.js';
 import { logConfigFromArgs, offsetsCommand, runOffsets } from './offsets.js';

@@ -7,7 +7,7 @@ import { logConfigSchema, type LogConfig } from '../../../lib/log/config.js';
 import { openLog } from '../../../lib/log/index.js';
 import { openLogAdmin } from '../../../lib/log/open-admin.js';
 import { resolveReset } from '../../../lib/log/offset-reset.js';
-import { type Admin, type GroupDescription, type GroupPartitionLag, type MessageLog, type OffsetResetSpec } from '../../../lib/log/types.js';
+import type { Admin, GroupDescription, GroupPartitionLag, MessageLog, OffsetResetSpec } from '../../../lib/log/types.js';
 import { type Command, OUTPUT_OPTION, type ParsedArgs, UsageError, outputFormat, stringOption } from '../command.js';
 import { formatTable } from '../../../lib/table.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { MessageEncoder } from '../../../lib/ipfix/message-encoder.js';
 import { makeTemplate, templateField } from '../../../lib/ipfix/testing/templates.js';
-import { type FieldValue } from '../../../lib/ipfix/types.js';
+import type { FieldValue } from '../../../lib/ipfix/types.js';
 import { LINKTYPE, ethernetFrame, pcapFile } from '../../../lib/capture/testing/pcap-files.js';
 import { v9DataSet, v9Packet, v9Record, v9TemplateSet } from '../../../lib/ipfix/testing/netflow-packets.js';
 import { runTool } from '../../../integration-tests/harness/tools.js';

@@ -64,7 +64,7 @@ export const pipelineCommand: Command = {
       'log.topics.flowsProcessedPartitions': 1,
       ...(inventory !== undefined && { 'kubernetes.inventory': inventory }),
     });
-    const metadata = openMetadataSource(config.kubernetes);
+    const metadata = await openMetadataSource(config.kubernetes);
     await metadata?.ready();
     process.stdout.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EPIPE') process.exit(0);

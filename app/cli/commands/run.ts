@@ -1,6 +1,6 @@
 // `flowagg run` (what `npm start` runs): every service in one process, on the embedded log by default.
 // Today that is ingest, the processor, the exporters whose section is enabled and the flow explorer.
-import { type Command } from '../command.js';
+import type { Command } from '../command.js';
 import { NO_FILE_CONFIG, SERVICE_OPTIONS, fileOf, loadServiceConfig, serve } from '../../serve.js';
 
 /**

@@ -1,7 +1,7 @@
 // A stacked area chart of a time series view (uPlot): each key's band sits on the ones below it, drawn
 // as cumulative sums, while the legend and the tooltip show each key's own rate.
 import uPlot from 'uplot';
-import { type TimeSeriesView } from '../api-types.js';
+import type { TimeSeriesView } from '../api-types.js';
 import { bytes, count } from './format.js';
 import { h } from './dom.js';
 

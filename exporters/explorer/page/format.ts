@@ -1,5 +1,5 @@
 // How figures read on the page.
-import { type FlowRow } from '../api-types.js';
+import type { FlowRow } from '../api-types.js';
 
 const UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
 

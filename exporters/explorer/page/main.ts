@@ -3,7 +3,7 @@
 // link show the same thing; a range of the last N minutes refreshes by itself.
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
-import { type StatusResponse } from '../api-types.js';
+import type { StatusResponse } from '../api-types.js';
 import { ApiError, get, setToken } from './api.js';
 import { h } from './dom.js';
 import { bytes, count, time } from './format.js';

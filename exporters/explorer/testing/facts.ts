@@ -1,5 +1,5 @@
 // Flow facts for the explorer's tests and benchmark, without records: a Pod-to-Pod flow by default.
-import { type FlowFacts } from '../flow-facts.js';
+import type { FlowFacts } from '../flow-facts.js';
 
 export const pod = (namespace: string, name: string, workload = name.replace(/-[a-z0-9]+$/, '')) => ({ namespace, workload, pod: name });
 export const external = (address: string) => ({ namespace: 'external', workload: address, pod: address });

@@ -3,10 +3,10 @@
 // imports this file.
 import { decodeMessage } from '../../../lib/ipfix/decode-message.js';
 import { TemplateStore } from '../../../lib/ipfix/template-store.js';
-import { type DataRecord, type MessageHeader, type Template } from '../../../lib/ipfix/types.js';
-import { type FlowRecord } from '../../../schemas/flow-record.js';
-import { type CollectedMessage } from '../../../integration-tests/harness/collector.js';
-import { type ExportBatch } from '../../types.js';
+import type { DataRecord, MessageHeader, Template } from '../../../lib/ipfix/types.js';
+import type { FlowRecord } from '../../../schemas/flow-record.js';
+import type { CollectedMessage } from '../../../integration-tests/harness/collector.js';
+import type { ExportBatch } from '../../types.js';
 import { exportedRecords, testValues } from '../../testing/records.js';
 import { flowCollectorSection } from '../config.js';
 import { IpfixExporter, type IpfixExporterConfig, type IpfixExporterDeps } from '../index.js';

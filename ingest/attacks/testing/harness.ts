@@ -13,15 +13,15 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { type TestContext } from 'node:test';
+import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sortRecords } from '../../../integration-tests/harness/flow-view.js';
 import { expectedExport, writeTrafficPcap } from '../../../integration-tests/harness/softflowd-export.js';
-import { type ExpectedRecord } from '../../../integration-tests/harness/softflowd-flows.js';
+import type { ExpectedRecord } from '../../../integration-tests/harness/softflowd-flows.js';
 import { runSoftflowd, type SoftflowdVersion } from '../../../integration-tests/harness/softflowd.js';
 import { conversationMix, renderTraffic } from '../../../integration-tests/harness/traffic.js';
 import { openEmbeddedLog } from '../../../lib/log/embedded/index.js';
-import { type FlowRecord, type Transport } from '../../../schemas/flow-record.js';
+import type { FlowRecord, Transport } from '../../../schemas/flow-record.js';
 import { readFlowRecords, softflowdView } from '../../testing/fakes.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -197,7 +197,7 @@ export async function finish(target: Target, probe: { stop(): Promise<ProbeResul
 export function assertUnharmed(outcome: Outcome, good: GoodExport, transport: Transport, rssLimitMiB: number): void {
   const { probe, peakRss, records } = outcome;
   if (process.env.FLOWAGG_ATTACK_DEBUG) {
-    const lines = outcome.metrics.split('\n').filter((l) => /eventloop_lag_(max|p99)_seconds |gc_duration_seconds_(sum|count)|cpu_seconds_total /.test(l));
+    const lines = outcome.metrics.split('\n').filter((l) => /eventloop_lag_(max|p99)_seconds |gc_duration_seconds_(sum|count)|cpu_seconds_total |heap_size|external_memory|resident_memory|heap_space_size_used/.test(l));
     process.stderr.write(`probe ${JSON.stringify(probe)} peak RSS ${(peakRss / MIB).toFixed(0)} MiB ${JSON.stringify(outcome.recordMetrics)}\n${lines.join('\n')}\n`);
   }
   const mine = records.filter((r) => r.exporterAddress === '127.0.0.1' && r.transport === transport);

@@ -2,7 +2,7 @@
 // message goes through transcodeMessage in a session of its own, with shared transcoders compiled after a few
 // records, and every FlowRecord it yields is Avro-decoded and its flow key parsed. A record that does not
 // decode, or a key that does not parse, is thrown as a plain Error: a crash, as much a bug as an exception.
-import { type FuzzTarget } from '../../../lib/ipfix/testing/fuzz.js';
+import type { FuzzTarget } from '../../../lib/ipfix/testing/fuzz.js';
 import { IPFIX_ERR, IpfixError } from '../../../lib/ipfix/errors.js';
 import { packetVersion } from '../../../lib/ipfix/netflow-message.js';
 import { NETFLOW_SHAPE, netflowCorpus } from '../../../lib/ipfix/testing/netflow-fuzz.js';

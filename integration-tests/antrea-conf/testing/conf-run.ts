@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type TestContext } from 'node:test';
+import type { TestContext } from 'node:test';
 import { type Run, readyzOf, startRun, stopRun } from '../../harness/flowagg-run.js';
 import { runTool } from '../../harness/tools.js';
 

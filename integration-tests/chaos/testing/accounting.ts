@@ -16,8 +16,8 @@
 // In flows.raw, no Node has more, in records or in any sum, than it sent.
 import { SequenceAudit } from '../../../ingest/sequence-audit.js';
 import { DELTA_COUNTERS, type DeltaCounter } from '../../../simulate/counters.js';
-import { type SimulationReport } from '../../../simulate/report.js';
-import { type KeyedRecord } from './log-contents.js';
+import type { SimulationReport } from '../../../simulate/report.js';
+import type { KeyedRecord } from './log-contents.js';
 
 /** Seconds of a Node's records a replica may hold unacknowledged when it is killed, besides a broker outage. */
 const IN_FLIGHT_SECONDS = 10;

@@ -4,8 +4,8 @@
 // judged against.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { type SimulationReport } from '../../../simulate/report.js';
-import { type ChaosProfile } from './profile.js';
+import type { SimulationReport } from '../../../simulate/report.js';
+import type { ChaosProfile } from './profile.js';
 
 const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'flowagg.js');
 

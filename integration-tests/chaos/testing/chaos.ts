@@ -3,8 +3,8 @@
 // running then (killed a moment ago, still starting) is skipped and says so. What happened, when, goes to
 // the timeline the test prints; the broker's downtimes are kept for the bound on what ingest may lose.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type RestartableKafka } from '../../harness/kafka.js';
-import { type Deployment } from './deployment.js';
+import type { RestartableKafka } from '../../harness/kafka.js';
+import type { Deployment } from './deployment.js';
 import { type ChaosEvent, describeEvent } from './schedule.js';
 
 export interface Timeline {

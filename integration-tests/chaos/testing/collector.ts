@@ -2,7 +2,7 @@
 // wrote read back: every message, session by session, decoded as the exporter's tests decode it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CollectedMessage } from '../../harness/collector.js';
+import type { CollectedMessage } from '../../harness/collector.js';
 import { type Child, spawnTs } from '../../../lib/log/embedded/testing/spawn.js';
 
 const CHILD = join(import.meta.dirname, 'collector-child.ts');

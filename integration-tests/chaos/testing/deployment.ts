@@ -8,13 +8,13 @@ import { execFile } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type ClickHouseForTests } from '../../harness/clickhouse.js';
+import type { ClickHouseForTests } from '../../harness/clickhouse.js';
 import { OutageProxy } from '../../harness/outage-proxy.js';
 import { freePort } from '../../harness/ports.js';
 import { IpfixCollector } from './collector.js';
 import { Pod, REPORT_DIR } from './pod.js';
-import { type ChaosMode } from './profile.js';
-import { type ServiceName } from './schedule.js';
+import type { ChaosMode } from './profile.js';
+import type { ServiceName } from './schedule.js';
 import { UdpBalancer } from './udp-balancer.js';
 
 const run = promisify(execFile);

@@ -7,11 +7,11 @@ import { toFlowRow } from '../../../exporters/row/flow-row.js';
 import { CollectedDecoder } from '../../../exporters/ipfix/testing/exporter.js';
 import { formatIpv4, formatIpv6 } from '../../../lib/ipfix/text.js';
 import { flowRecordToJson } from '../../../schemas/flow-record-json.js';
-import { type FlowRecord } from '../../../schemas/flow-record.js';
+import type { FlowRecord } from '../../../schemas/flow-record.js';
 import { DELTA_COUNTERS } from '../../../simulate/counters.js';
-import { type ClickHouseForTests } from '../../harness/clickhouse.js';
-import { type IpfixCollector } from './collector.js';
-import { type ChaosMode } from './profile.js';
+import type { ClickHouseForTests } from '../../harness/clickhouse.js';
+import type { IpfixCollector } from './collector.js';
+import type { ChaosMode } from './profile.js';
 
 /** Rows as text, each with how many times it is there. */
 export type RowCounts = Map<string, number>;

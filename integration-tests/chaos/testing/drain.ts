@@ -4,7 +4,7 @@
 // destination took everything. (Not the partition's end: the processors' transaction markers, and records
 // of aborted transactions, come after it.) Judged three times in a row, a second apart.
 import { until } from '../../../lib/testing/until.js';
-import { type MessageLog, type Reader } from '../../../lib/log/types.js';
+import type { MessageLog, Reader } from '../../../lib/log/types.js';
 import { type Deployment, RAW_PARTITIONS } from './deployment.js';
 
 const EXPORT_GROUPS = ['flowagg-export-ipfix', 'flowagg-export-clickhouse', 'flowagg-export-flowlog'];

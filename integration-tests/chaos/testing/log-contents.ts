@@ -1,7 +1,7 @@
 // What the log holds at the end of a chaos run: every record of flows.raw (clock ticks left out) and every
 // committed record of flows.processed, with their keys, read from the start of every partition.
 import { committedRecords } from '../../../lib/log/testing/committed-records.js';
-import { type MessageLog } from '../../../lib/log/types.js';
+import type { MessageLog } from '../../../lib/log/types.js';
 import { type FlowRecord, flowRecordReader } from '../../../schemas/flow-record.js';
 
 export interface KeyedRecord {

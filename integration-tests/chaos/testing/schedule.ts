@@ -3,7 +3,7 @@
 // comes at least once, in a shuffled order, before the rest are drawn by weight; the broker goes down at
 // most once a minute of events (bringing it back takes the longest).
 import { prng } from '../../harness/traffic.js';
-import { type ChaosProfile } from './profile.js';
+import type { ChaosProfile } from './profile.js';
 
 /** The services events pick from; `process-3` only comes and goes with rebalances. */
 export const SERVICES = ['ingest-1', 'ingest-2', 'process-1', 'process-2', 'export-ipfix', 'export-clickhouse', 'export-flowlog'] as const;

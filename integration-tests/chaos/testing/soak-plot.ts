@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { type SoakSample } from './soak-samples.js';
+import type { SoakSample } from './soak-samples.js';
 
 const run = promisify(execFile);
 const MIB = 1024 * 1024;

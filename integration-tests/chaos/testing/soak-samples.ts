@@ -6,8 +6,8 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { metricValue } from '../../../ingest/attacks/testing/harness.js';
-import { type MessageLog } from '../../../lib/log/types.js';
-import { type Deployment, type Topics } from './deployment.js';
+import type { MessageLog } from '../../../lib/log/types.js';
+import type { Deployment, Topics } from './deployment.js';
 
 export interface ServiceSample {
   readonly rss: number;

@@ -6,9 +6,9 @@
 //   batch delivered twice, may hold more, never more than the exporter logged as delivered again);
 // - flows.raw itself: no record twice, and every Node's records in the order it sent them.
 import { DELTA_COUNTERS } from '../../../simulate/counters.js';
-import { type KeyedRecord } from './log-contents.js';
-import { type ChaosMode } from './profile.js';
-import { type RowCounts } from './destinations.js';
+import type { KeyedRecord } from './log-contents.js';
+import type { ChaosMode } from './profile.js';
+import type { RowCounts } from './destinations.js';
 
 type Sums = number[];
 const SIDES = ['FromSourceNode', 'FromDestinationNode'] as const;

@@ -2,11 +2,11 @@
 // its IPFIX-over-TCP connection (simulate's StreamLink: templates first, then data; a new connection is
 // a new session). It sends what is due before the limit the sender gives it, while its connection takes
 // more; what it does not send yet it keeps (an Agent's buffer), with its original export times.
-import { type AgentNode } from '../../../simulate/antrea/workload.js';
-import { type DeltaCarry } from '../../../simulate/carry.js';
-import { type Link } from '../../../simulate/link.js';
-import { type DueRecord } from './agent-streams.js';
-import { type SentLedger } from './sent-ledger.js';
+import type { AgentNode } from '../../../simulate/antrea/workload.js';
+import type { DeltaCarry } from '../../../simulate/carry.js';
+import type { Link } from '../../../simulate/link.js';
+import type { DueRecord } from './agent-streams.js';
+import type { SentLedger } from './sent-ledger.js';
 
 /** Records per write: as an Agent's exporting process fills messages, and small enough to interleave the Agents. */
 const BATCH = 256;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Line, tupleKey } from '../../harness/flow-log.js';
 import { allRight, judge } from './judge.js';
-import { type FlowSent, type HalfSent } from './sent-ledger.js';
+import type { FlowSent, HalfSent } from './sent-ledger.js';
 
 const TUPLE = { sourceIPv4Address: '10.0.0.1', destinationIPv4Address: '10.0.16.2', protocolIdentifier: 6, sourceTransportPort: 1024, destinationTransportPort: 80 };
 const KEY = tupleKey('10.0.0.1', '10.0.16.2', 6, 1024, 80);

@@ -4,12 +4,12 @@
 // flowagg reads it. Messages carry the Agents' own export times, so an event-time processor sees their
 // time. What each Agent does besides (held back, disconnected, joining late, stopping for good) is its part
 // of the script, in agent time; the ledger ends with exactly what was sent.
-import { type AgentNode, type Workload } from '../../../simulate/antrea/workload.js';
+import type { AgentNode, Workload } from '../../../simulate/antrea/workload.js';
 import { DeltaCarry } from '../../../simulate/carry.js';
 import { bindsLoopback, loopbackSource } from '../../../simulate/source-address.js';
 import { StreamLink } from '../../../simulate/stream-link.js';
 import { tcpDial } from '../../../simulate/tcp.js';
-import { type DueRecord } from './agent-streams.js';
+import type { DueRecord } from './agent-streams.js';
 import { DriftAgent } from './drift-agent.js';
 import { SentLedger } from './sent-ledger.js';
 import { untilHolds } from '../../../lib/testing/until.js';

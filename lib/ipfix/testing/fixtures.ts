@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { scanMessage } from '../decode-message.js';
 import { recordLayout } from '../record-layout.js';
-import { type TemplateStore } from '../template-store.js';
+import type { TemplateStore } from '../template-store.js';
 
 export const SHARED_IPFIX = new URL('../../../../shared/fixtures/ipfix/', import.meta.url);
 export const VENDORS = new URL('vendors/', SHARED_IPFIX);

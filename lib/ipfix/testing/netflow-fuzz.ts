@@ -3,7 +3,7 @@
 // sampled data), templates with odd lengths, variable-length and vendor fields under two Source IDs, and v5.
 import { decodeNetflow } from '../netflow-message.js';
 import { TemplateStore } from '../template-store.js';
-import { type FuzzTarget, type MessageShape } from './fuzz.js';
+import type { FuzzTarget, MessageShape } from './fuzz.js';
 import {
   type NetflowTemplate, ROUTER_TEMPLATE, routerValues, SAMPLER_OPTIONS_TEMPLATE, v5Packet, v9DataSet, v9OptionsTemplateSet, v9Packet, v9Record, v9TemplateSet,
 } from './netflow-packets.js';

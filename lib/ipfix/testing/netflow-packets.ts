@@ -3,7 +3,7 @@
 // by the element each v9 field maps to. Production code never imports this file.
 import { writeValue } from '../field-codec.js';
 import { netflowFieldElement } from '../netflow-fields.js';
-import { type FieldValue } from '../types.js';
+import type { FieldValue } from '../types.js';
 
 export interface NetflowField {
   readonly type: number;

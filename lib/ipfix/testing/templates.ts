@@ -2,7 +2,7 @@
 // realistic values. Production code never imports this file.
 import { element } from '../registry.js';
 import { agentFieldNames } from '../../../simulate/antrea/workload.js';
-import { type FieldValue, type Template, type TemplateField } from '../types.js';
+import type { FieldValue, Template, TemplateField } from '../types.js';
 
 function field(name: string, length?: number, scope = false): TemplateField {
   const ie = element(name);

@@ -3,7 +3,7 @@
 // list tens of KB), so the callbacks also cut each cached object down to the fields read here and the
 // ones the cache needs (name, namespace, resourceVersion): a 100,000-Pod cluster then costs megabytes,
 // not gigabytes.
-import { type V1ConfigMap, type V1Node, type V1ObjectMeta, type V1Pod, type V1Service } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Node, V1ObjectMeta, V1Pod, V1Service } from '@kubernetes/client-node';
 import { canonicalUuid, CLUSTER_IDENTITY_KEY } from '../cluster-identity.js';
 import { canonicalIp } from '../ip.js';
 import { labelsJson, type NodeObject, type PodObject, type ServiceObject } from '../store/events.js';

@@ -5,7 +5,7 @@
 import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch } from '@kubernetes/client-node';
 import { errorMessage } from '../../errors.js';
 import { Backoff, type BackoffPolicy } from '../../retry.js';
-import { type Logger } from '../../telemetry/logger.js';
+import type { Logger } from '../../telemetry/logger.js';
 import { StoppableWatch } from '../stoppable-watch.js';
 import { k8sMetrics } from './metrics.js';
 

@@ -1,8 +1,8 @@
 // Prometheus metrics of the Kubernetes metadata sources (flowagg_k8s_*). Object counts and lookup
 // counts are read from the stores when scraped, so the hot path only bumps plain numbers.
 import { componentMetrics } from '../../telemetry/metrics.js';
-import { type ObjectKind } from '../store/events.js';
-import { type MetadataStore } from '../store/metadata-store.js';
+import type { ObjectKind } from '../store/events.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 
 const m = componentMetrics('k8s');
 const KINDS: readonly ObjectKind[] = ['Pod', 'Node', 'Service'];

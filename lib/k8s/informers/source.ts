@@ -5,8 +5,8 @@
 import { CoreV1Api, type KubeConfig, type KubernetesListObject, type KubernetesObject, type V1ConfigMap, type V1Node, type V1Pod, type V1Service } from '@kubernetes/client-node';
 import { componentLogger } from '../../telemetry/logger.js';
 import { CLUSTER_IDENTITY_CONFIGMAP } from '../cluster-identity.js';
-import { type MetadataSource } from '../metadata.js';
-import { type KubeObjectRecord } from '../store/events.js';
+import type { MetadataSource } from '../metadata.js';
+import type { KubeObjectRecord } from '../store/events.js';
 import { DEFAULT_STORE_OPTIONS, MetadataStore, type StoreCounts, type StoreOptions } from '../store/metadata-store.js';
 import { StoreLookups } from '../store/store-lookups.js';
 import { clusterUuidOf, nodeObject, podObject, serviceObject, trimPod, trimToMeta } from './convert.js';

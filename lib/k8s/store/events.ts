@@ -1,7 +1,7 @@
 // What a metadata source tells the store: Kubernetes objects reduced to the fields flowagg reads, and
 // their changes stamped with the time the source saw them. The informers produce these from watch
 // events, the inventory from its file; the store knows neither.
-import { type NodeInfo, type PodInfo, type ServiceInfo } from '../metadata.js';
+import type { NodeInfo, PodInfo, ServiceInfo } from '../metadata.js';
 
 interface Identified {
   /** The store's identity of the object when its UID cannot serve (inventory entries without one). */

@@ -1,7 +1,7 @@
 // The pure core of Kubernetes metadata: a stream of object events in, lookups out. No I/O and no clock:
 // events carry their times, and expiry runs when the caller says what time it is, so a test (or the
 // inventory, which keeps history for replays and never expires it) decides.
-import { type MetadataLookups, type NodeInfo, type PodInfo, type ServiceInfo } from '../metadata.js';
+import type { MetadataLookups, NodeInfo, PodInfo, ServiceInfo } from '../metadata.js';
 import { ipKey } from '../ip.js';
 import { type MetadataEvent, type ObjectKind, objectId, objectName } from './events.js';
 import { TimedIndex } from './timed-index.js';

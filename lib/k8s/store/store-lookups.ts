@@ -1,6 +1,6 @@
 // The lookups of a metadata source that answers from a MetadataStore: both sources do.
-import { type MetadataLookups, type NodeInfo, type PodInfo, type ServiceInfo } from '../metadata.js';
-import { type MetadataStore } from './metadata-store.js';
+import type { MetadataLookups, NodeInfo, PodInfo, ServiceInfo } from '../metadata.js';
+import type { MetadataStore } from './metadata-store.js';
 
 export abstract class StoreLookups implements MetadataLookups {
   constructor(protected readonly store: MetadataStore) {}

@@ -2,18 +2,18 @@
 import { FlowaggError } from '../../errors.js';
 import { LOG_GROUP_ACTIVE, LOG_INVALID_ARGUMENT } from '../errors.js';
 import { resolveReset } from '../offset-reset.js';
-import {
-  type Admin,
-  type GroupDescription,
-  type GroupPartitionLag,
-  type OffsetResetSpec,
-  type PartitionOffsets,
-  type TopicConfig,
-  type TopicDescription,
-  type TopicPartitionOffset,
+import type {
+  Admin,
+  GroupDescription,
+  GroupPartitionLag,
+  OffsetResetSpec,
+  PartitionOffsets,
+  TopicConfig,
+  TopicDescription,
+  TopicPartitionOffset,
 } from '../types.js';
-import { type GroupCoordinator } from './group-coordinator.js';
-import { type OffsetsStore } from './offsets-store.js';
+import type { GroupCoordinator } from './group-coordinator.js';
+import type { OffsetsStore } from './offsets-store.js';
 import { type TopicRegistry, isInternalTopic } from './topics.js';
 
 export interface AdminDeps {

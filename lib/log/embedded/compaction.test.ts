@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { isFlowaggError } from '../../errors.js';
 import { LOG_KEY_REQUIRED } from '../errors.js';
-import { type LogRecord } from '../types.js';
+import type { LogRecord } from '../types.js';
 import { openEmbeddedLog } from './index.js';
 import { readAll } from './testing/read-all.js';
 

@@ -5,10 +5,10 @@
 // Decided transactions are flattened: aborted batches and control markers go, committed batches become
 // plain ones, so the recovery scan never mistakes a cleaned transaction for an open one.
 import fs from 'node:fs';
-import { type LogRecord } from '../types.js';
+import type { LogRecord } from '../types.js';
 import { type EncodableRecord, NO_PRODUCER, decodeRecords, encodeBatch, setBaseOffset } from '../record-batch.js';
 import { fsyncDir, writeAllAt } from './fs-util.js';
-import { type PartitionLog } from './partition-log.js';
+import type { PartitionLog } from './partition-log.js';
 import { Segment } from './segment.js';
 
 export interface CompactionResult {

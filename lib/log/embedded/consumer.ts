@@ -6,12 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { FlowaggError } from '../../errors.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { LOG_CONSUMER_STATE, LOG_INVALID_ARGUMENT } from '../errors.js';
-import { type Consumer, type ConsumerConfig, type ConsumerHandlers, type TopicPartition, type TopicPartitionOffset } from '../types.js';
-import { type GroupCoordinator, type GroupMember } from './group-coordinator.js';
-import { type OffsetsStore } from './offsets-store.js';
-import { type Isolation, type PartitionLog, type ReadResult } from './partition-log.js';
+import type { Consumer, ConsumerConfig, ConsumerHandlers, TopicPartition, TopicPartitionOffset } from '../types.js';
+import type { GroupCoordinator, GroupMember } from './group-coordinator.js';
+import type { OffsetsStore } from './offsets-store.js';
+import type { Isolation, PartitionLog, ReadResult } from './partition-log.js';
 import { StateMachine, type Transitions } from '../../service/state-machine.js';
-import { type TopicRegistry } from './topics.js';
+import type { TopicRegistry } from './topics.js';
 
 const logger = componentLogger('log.embedded');
 const RETRY_BACKOFF_MS = 200;

@@ -3,8 +3,8 @@
 // a member first gives up the partitions it loses (finishing the batch in flight, then onRevoke), and
 // only then do the new owners take them (onAssign), so a partition is never consumed by two members.
 import { componentLogger } from '../../telemetry/logger.js';
-import { type GroupDescription, type TopicPartition } from '../types.js';
-import { type TopicRegistry } from './topics.js';
+import type { GroupDescription, TopicPartition } from '../types.js';
+import type { TopicRegistry } from './topics.js';
 
 const logger = componentLogger('log.embedded');
 

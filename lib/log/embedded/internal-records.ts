@@ -1,8 +1,8 @@
 // Appending to and reading back the log's own internal partitions (committed offsets, transaction
 // state): small JSON-or-binary records that are always written durably and folded in order on open.
-import { type LogRecord } from '../types.js';
+import type { LogRecord } from '../types.js';
 import { type EncodableRecord, NO_PRODUCER, encodeBatch } from '../record-batch.js';
-import { type PartitionLog } from './partition-log.js';
+import type { PartitionLog } from './partition-log.js';
 
 export interface KeyedValue {
   readonly key: Buffer;

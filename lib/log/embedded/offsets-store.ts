@@ -2,9 +2,9 @@
 // `__consumer_offsets-0` (Kafka's design): one record per group, topic and partition, the latest wins.
 // The in-memory map is updated only once the record is acknowledged, so a reader never sees an offset
 // a crash could take back.
-import { type TopicPartitionOffset } from '../types.js';
+import type { TopicPartitionOffset } from '../types.js';
 import { appendInternal, readAllInternal } from './internal-records.js';
-import { type PartitionLog } from './partition-log.js';
+import type { PartitionLog } from './partition-log.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 

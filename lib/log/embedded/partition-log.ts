@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { FlowaggError } from '../../errors.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { LOG_CLOSED } from '../errors.js';
-import { type LogRecord } from '../types.js';
+import type { LogRecord } from '../types.js';
 import { type BatchHeader, type ControlType, batchMaxTimestamp, decodeRecords, setBaseOffset } from '../record-batch.js';
 import { fdatasync, fsyncDir, ioError, writeAllAt } from './fs-util.js';
 import { appendedRecords, fsyncSeconds, groupCommits } from './metrics.js';

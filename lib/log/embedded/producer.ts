@@ -4,10 +4,10 @@
 import { FlowaggError } from '../../errors.js';
 import { LOG_CLOSED, LOG_INVALID_ARGUMENT, LOG_KEY_REQUIRED } from '../errors.js';
 import { partitionForKey } from '../partitioner.js';
-import { type ProduceRecord, type Producer, type RecordMetadata } from '../types.js';
+import type { ProduceRecord, Producer, RecordMetadata } from '../types.js';
 import { type BatchProducer, type EncodableRecord, NO_PRODUCER, encodeBatch } from '../record-batch.js';
-import { type PartitionLog } from './partition-log.js';
-import { type TopicRegistry } from './topics.js';
+import type { PartitionLog } from './partition-log.js';
+import type { TopicRegistry } from './topics.js';
 
 export interface AppendResult {
   readonly metadata: RecordMetadata[];

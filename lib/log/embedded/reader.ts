@@ -2,9 +2,9 @@
 // and no committed offsets. A fetch that finds nothing waits on the partition's change notification
 // (no polling), up to its bound.
 import { checkFetch } from '../fetch-options.js';
-import { type FetchOptions, type FetchResult, type Offset, type Reader, type ReaderConfig, type TopicPartition } from '../types.js';
-import { type Isolation, type PartitionLog } from './partition-log.js';
-import { type TopicRegistry } from './topics.js';
+import type { FetchOptions, FetchResult, Offset, Reader, ReaderConfig, TopicPartition } from '../types.js';
+import type { Isolation, PartitionLog } from './partition-log.js';
+import type { TopicRegistry } from './topics.js';
 
 
 export class EmbeddedReader implements Reader {

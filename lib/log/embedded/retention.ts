@@ -1,7 +1,7 @@
 // Retention of 'delete' topics: whole closed segments go, oldest first, while the partition is over its
 // size limit or the segment's newest record is older than the age limit (Kafka's rules). A segment
 // holding part of a transaction still open is kept, and the active segment is never deleted.
-import { type PartitionLog } from './partition-log.js';
+import type { PartitionLog } from './partition-log.js';
 
 export interface RetentionLimits {
   /** null: no limit. */

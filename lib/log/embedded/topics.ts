@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import { FlowaggError } from '../../errors.js';
 import { LOG_INVALID_ARGUMENT, LOG_PARTITION_OUT_OF_RANGE, LOG_UNKNOWN_TOPIC } from '../errors.js';
-import { type TopicConfig, type TopicDescription } from '../types.js';
+import type { TopicConfig, TopicDescription } from '../types.js';
 import { writeFileAtomic } from './fs-util.js';
 import { PartitionLog, type PartitionLogOptions } from './partition-log.js';
 

@@ -11,11 +11,11 @@
 // transaction entirely visible or entirely invisible.
 import { FlowaggError } from '../../errors.js';
 import { LOG_INVALID_ARGUMENT, LOG_PRODUCER_FENCED, LOG_TXN_STATE } from '../errors.js';
-import { type ProduceRecord, type TopicPartitionOffset, type Transaction, type TransactionalProducer } from '../types.js';
+import type { ProduceRecord, TopicPartitionOffset, Transaction, TransactionalProducer } from '../types.js';
 import { type BatchProducer, type ControlType, encodeControlBatch } from '../record-batch.js';
 import { appendInternal, readAllInternal } from './internal-records.js';
-import { type OffsetsStore } from './offsets-store.js';
-import { type PartitionLog } from './partition-log.js';
+import type { OffsetsStore } from './offsets-store.js';
+import type { PartitionLog } from './partition-log.js';
 import { appendRecords } from './producer.js';
 import { StateMachine, type Transitions } from '../../service/state-machine.js';
 import { type TopicRegistry, isInternalTopic } from './topics.js';

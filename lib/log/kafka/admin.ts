@@ -14,17 +14,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type ErrorContext, FlowaggError, errorMessage } from '../../errors.js';
 import { LOG_GROUP_ACTIVE, LOG_INVALID_ARGUMENT, LOG_UNKNOWN_TOPIC } from '../errors.js';
 import { resolveReset } from '../offset-reset.js';
-import {
-  type Admin,
-  type GroupDescription,
-  type GroupPartitionLag,
-  type OffsetResetSpec,
-  type PartitionOffsets,
-  type TopicConfig,
-  type TopicDescription,
-  type TopicPartitionOffset,
+import type {
+  Admin,
+  GroupDescription,
+  GroupPartitionLag,
+  OffsetResetSpec,
+  PartitionOffsets,
+  TopicConfig,
+  TopicDescription,
+  TopicPartitionOffset,
 } from '../types.js';
-import { type KafkaCluster } from './cluster.js';
+import type { KafkaCluster } from './cluster.js';
 import { KAFKA_BROKER, kafkaCall } from './errors.js';
 import { KafkaTransactionalProducer } from './producer.js';
 import { toOffset } from './records.js';

@@ -1,13 +1,13 @@
 // Builds the kafkajs client from the `log.kafka` section: TLS files read once, SASL passed through,
 // the Java-compatible partitioner, snappy registered, and kafkajs's own logging sent to pino at warn.
 import { readFileSync } from 'node:fs';
-import { type ConnectionOptions } from 'node:tls';
+import type { ConnectionOptions } from 'node:tls';
 import type { CompressionTypes, ISocketFactory, Kafka, KafkaConfig as KafkajsConfig, SASLOptions } from 'kafkajs';
 import SnappyCodec from 'kafkajs-snappy';
 import kafkajs from './kafkajs.js';
 import { FlowaggError } from '../../errors.js';
 import { componentLogger } from '../../telemetry/logger.js';
-import { type KafkaConfig } from './config.js';
+import type { KafkaConfig } from './config.js';
 import { KAFKA_CONFIG } from './errors.js';
 
 kafkajs.CompressionCodecs[kafkajs.CompressionTypes.Snappy] = SnappyCodec;

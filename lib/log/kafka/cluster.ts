@@ -5,7 +5,7 @@ import { FlowaggError } from '../../errors.js';
 import { LOG_CLOSED, LOG_UNKNOWN_TOPIC } from '../errors.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { createKafkaClient } from './client.js';
-import { type KafkaConfig } from './config.js';
+import type { KafkaConfig } from './config.js';
 import { kafkaCall } from './errors.js';
 import kafkajs from './kafkajs.js';
 import { KafkaSockets } from './sockets.js';

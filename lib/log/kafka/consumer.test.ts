@@ -3,7 +3,7 @@
 // to the owner's onFailure; one it restarts from does not.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type KafkaCluster } from './cluster.js';
+import type { KafkaCluster } from './cluster.js';
 import { KafkaConsumer } from './consumer.js';
 
 const EVENTS = { GROUP_JOIN: 'consumer.group_join', CRASH: 'consumer.crash' } as const;

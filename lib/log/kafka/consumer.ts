@@ -14,8 +14,8 @@ import { FlowaggError, errorMessage } from '../../errors.js';
 import { Backoff } from '../../retry.js';
 import { componentLogger } from '../../telemetry/logger.js';
 import { LOG_CONSUMER_STATE } from '../errors.js';
-import { type Consumer, type ConsumerConfig, type ConsumerHandlers, type TopicPartition, type TopicPartitionOffset } from '../types.js';
-import { type KafkaCluster } from './cluster.js';
+import type { Consumer, ConsumerConfig, ConsumerHandlers, TopicPartition, TopicPartitionOffset } from '../types.js';
+import type { KafkaCluster } from './cluster.js';
 import { kafkaCall, kafkaError } from './errors.js';
 import { fromKafkaMessage } from './records.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { kafkaBrokersForTests } from '../../../integration-tests/harness/kafka.js';
-import { type TopicConfig } from '../types.js';
+import type { TopicConfig } from '../types.js';
 import { openKafkaLog } from './index.js';
 
 const env = kafkaBrokersForTests();

@@ -1,5 +1,5 @@
 // The Kafka backend of the message log (lib/log/types.ts) over kafkajs. See docs/kafka.md.
-import { type Admin, type Consumer, type ConsumerConfig, type MessageLog, type Producer, type Reader, type ReaderConfig, type TransactionalProducer } from '../types.js';
+import type { Admin, Consumer, ConsumerConfig, MessageLog, Producer, Reader, ReaderConfig, TransactionalProducer } from '../types.js';
 import { KafkaAdmin } from './admin.js';
 import { KafkaCluster } from './cluster.js';
 import { kafkaConfigSchema, type KafkaConfig, type KafkaConfigInput } from './config.js';

@@ -8,7 +8,7 @@
 // goes to kafkajs's original encoder.
 import { crc32c } from '@node-rs/crc32';
 import { encodeBatch, type EncodableRecord } from '../record-batch.js';
-import { type Headers } from '../types.js';
+import type { Headers } from '../types.js';
 
 /** The fields of kafkajs's Message this encoder reads. */
 interface KafkajsMessage {

@@ -20,9 +20,9 @@ import type { Producer as KafkajsProducer, RecordMetadata as KafkajsRecordMetada
 import { FlowaggError, isFlowaggError } from '../../errors.js';
 import { retry } from '../../retry.js';
 import { LOG_CLOSED, LOG_TXN_STATE } from '../errors.js';
-import { type Producer, type ProduceRecord, type RecordMetadata, type TopicPartitionOffset, type Transaction, type TransactionalProducer } from '../types.js';
+import type { Producer, ProduceRecord, RecordMetadata, TopicPartitionOffset, Transaction, TransactionalProducer } from '../types.js';
 import { COMPRESSION, createPartitioner } from './client.js';
-import { type KafkaCluster } from './cluster.js';
+import type { KafkaCluster } from './cluster.js';
 import { KAFKA_BROKER, kafkaCall } from './errors.js';
 import { placeRecords, toOffset, type PlacedRecords } from './records.js';
 

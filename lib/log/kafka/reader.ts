@@ -10,8 +10,8 @@ import { createRequire } from 'node:module';
 import { FlowaggError } from '../../errors.js';
 import { LOG_PARTITION_OUT_OF_RANGE } from '../errors.js';
 import { checkFetch } from '../fetch-options.js';
-import { type FetchOptions, type FetchResult, type Offset, type Reader, type ReaderConfig, type TopicPartition } from '../types.js';
-import { type KafkaCluster } from './cluster.js';
+import type { FetchOptions, FetchResult, Offset, Reader, ReaderConfig, TopicPartition } from '../types.js';
+import type { KafkaCluster } from './cluster.js';
 import { kafkaError } from './errors.js';
 import { fromKafkaMessage, toOffset } from './records.js';
 

@@ -4,8 +4,8 @@ import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
 import { FlowaggError } from '../../errors.js';
 import { LOG_INVALID_ARGUMENT, LOG_KEY_REQUIRED, LOG_PARTITION_OUT_OF_RANGE } from '../errors.js';
 import { partitionForKey } from '../partitioner.js';
-import { type Headers, type LogRecord, type Offset, type ProduceRecord } from '../types.js';
-import { type TopicLayout } from './cluster.js';
+import type { Headers, LogRecord, Offset, ProduceRecord } from '../types.js';
+import type { TopicLayout } from './cluster.js';
 
 /** Kafka's int64 offset as a JS number; offsets past 2^53 cannot occur in practice but must not go wrong silently. */
 export function toOffset(value: string | number, what = 'offset'): Offset {

@@ -6,7 +6,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { FlowaggError, errorMessage } from '../../errors.js';
 import { LOG_SCHEMA_REGISTRY } from '../errors.js';
-import { type SchemaRegistryConfig } from './config.js';
+import type { SchemaRegistryConfig } from './config.js';
 import { httpFailure, transportFailure, type RegistryFailure } from './failure.js';
 
 const CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json';

@@ -2,7 +2,7 @@
 // the registry's own words, the key to change when the cause is known, and whether trying again can help
 // (a registry that is restarting, yes; a wrong password or an incompatible schema, no).
 import { errorMessage } from '../../errors.js';
-import { type SchemaRegistryConfig } from './config.js';
+import type { SchemaRegistryConfig } from './config.js';
 
 export interface RegistryFailure {
   readonly message: string;

@@ -1,6 +1,6 @@
 // Every record a read_committed reader sees in a topic, read from the start of each partition to its end
 // now: what tests compare once a run has drained.
-import { type LogRecord, type MessageLog } from '../types.js';
+import type { LogRecord, MessageLog } from '../types.js';
 
 /** In offset order per partition, partitions in the order the log lists them. */
 export async function committedRecords(log: MessageLog, topic: string): Promise<LogRecord[]> {

@@ -10,7 +10,7 @@ import { isFlowaggError } from '../../errors.js';
 import { until } from '../../testing/until.js';
 import { LOG_CLOSED, LOG_GROUP_ACTIVE, LOG_PARTITION_OUT_OF_RANGE, LOG_TXN_STATE, LOG_UNKNOWN_TOPIC } from '../errors.js';
 import { partitionForKey } from '../partitioner.js';
-import { type Consumer, type ConsumerConfig, type LogRecord, type MessageLog, type ProduceRecord, type Reader, type TopicPartition } from '../types.js';
+import type { Consumer, ConsumerConfig, LogRecord, MessageLog, ProduceRecord, Reader, TopicPartition } from '../types.js';
 
 export interface LogContractOptions {
   /** Upper bound of every wait for delivery or rebalance. Default 60 s. */

@@ -2,7 +2,7 @@
 // does (ConsumerHandlers.onFailure), and whose consumers' handlers a test can call itself (a batch the
 // log would never deliver): for tests of supervision. Everything else goes to the wrapped log.
 import { FlowaggError } from '../../errors.js';
-import { type ConsumerHandlers, type MessageLog } from '../types.js';
+import type { ConsumerHandlers, MessageLog } from '../types.js';
 
 export const INJECTED_CONSUMER_CRASH = 'FLOWAGG_ERR_TEST_INJECTED_CONSUMER_CRASH';
 

@@ -1,6 +1,6 @@
 // Policy drops: denied traffic over time by policy, each rule with the flows it denied, and the
 // namespaces whose Pods were denied.
-import { type DropsResponse, type FlowRow, type Ranked, type SearchResponse } from '../../api-types.js';
+import type { DropsResponse, FlowRow, Ranked, SearchResponse } from '../../api-types.js';
 import { get } from '../api.js';
 import { stackedChart } from '../chart.js';
 import { figure, h, section, table } from '../dom.js';

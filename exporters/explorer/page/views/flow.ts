@@ -1,5 +1,5 @@
 // One flow: its record with every field, and every export of it in the range.
-import { type FlowResponse } from '../../api-types.js';
+import type { FlowResponse } from '../../api-types.js';
 import { get } from '../api.js';
 import { h, section, table } from '../dom.js';
 import { href, type PageState, type Range } from '../url-state.js';

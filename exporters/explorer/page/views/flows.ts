@@ -1,6 +1,6 @@
 // Flow search: the records of flows.processed in the range that pass the filters, sortable and paged;
 // each row opens the flow. The filters are the URL's parameters, so a search can be shared.
-import { type FlowRow, type SearchResponse } from '../../api-types.js';
+import type { FlowRow, SearchResponse } from '../../api-types.js';
 import { get } from '../api.js';
 import { figure, h, table } from '../dom.js';
 import { bytes, count, FLOW_TYPES, protocol, time, tuple } from '../format.js';

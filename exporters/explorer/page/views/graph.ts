@@ -3,7 +3,7 @@
 // run to rest before drawing, so the picture does not move. The same edges are listed in a table, for the
 // keyboard and for reading figures.
 import { forceCenter, forceCollide, forceLink, forceManyBody, forceSimulation, type SimulationNodeDatum } from 'd3-force';
-import { type GraphEdge, type GraphNode, type GraphResponse } from '../../api-types.js';
+import type { GraphEdge, GraphNode, GraphResponse } from '../../api-types.js';
 import { get } from '../api.js';
 import { figure, h, section, table } from '../dom.js';
 import { bytes, count, error } from '../format.js';

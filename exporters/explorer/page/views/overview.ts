@@ -1,5 +1,5 @@
 // Overview: traffic over time stacked by namespace or by Node, and the top talkers of the range.
-import { type OverviewResponse, type Ranked } from '../../api-types.js';
+import type { OverviewResponse, Ranked } from '../../api-types.js';
 import { get } from '../api.js';
 import { stackedChart, type Metric } from '../chart.js';
 import { figure, h, section, table } from '../dom.js';

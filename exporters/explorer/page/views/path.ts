@@ -1,6 +1,6 @@
 // The path view: for a 5-tuple, every exporter that reported it in the range (the source Node, the
 // destination Node, any router or hypervisor exporting to flowagg), side by side with its counters.
-import { type ObservationPoint, type PathResponse } from '../../api-types.js';
+import type { ObservationPoint, PathResponse } from '../../api-types.js';
 import { get } from '../api.js';
 import { figure, h } from '../dom.js';
 import { bytes, count, time } from '../format.js';

@@ -2,7 +2,7 @@
 // consumes with a fresh group until every sentinel arrived, so everything before them was delivered.
 // Sentinels (key "sentinel") are left out of the result.
 import { randomUUID } from 'node:crypto';
-import { type LogRecord, type MessageLog } from '../../types.js';
+import type { LogRecord, MessageLog } from '../../types.js';
 
 export async function readAll(log: MessageLog, topic: string, timeoutMs = 20_000): Promise<LogRecord[]> {
   const partitions = (await log.admin().fetchTopicOffsets(topic)).length;

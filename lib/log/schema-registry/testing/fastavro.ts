@@ -2,7 +2,7 @@
 // independent implementation. Production code never imports this file.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type SchemaRegistryConfig } from '../config.js';
+import type { SchemaRegistryConfig } from '../config.js';
 
 const SCRIPT = fileURLToPath(new URL('./read-confluent.py', import.meta.url));
 
