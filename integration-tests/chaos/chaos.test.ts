@@ -30,7 +30,7 @@ import {
 import { keepLogs, prepareDeployment, issueCertificates, startServices, stopDeployment } from './testing/deployment.js';
 import { drain } from './testing/drain.js';
 import { readTopic } from './testing/log-contents.js';
-import { type ChaosMode, type ChaosProfile, LEAD_IN_S, chaosProfile, chaosTimeoutMs, describeProfile } from './testing/profile.js';
+import { type ChaosMode, type ChaosProfile, LEAD_IN_S, chaosProfile, chaosSkipped, chaosTimeoutMs, describeProfile } from './testing/profile.js';
 import { chaosSchedule, describeEvent } from './testing/schedule.js';
 import { destinationProblems, processorProblems, rawProblems } from './testing/verdict.js';
 
@@ -122,13 +122,8 @@ async function runMode(t: TestContext, o: { mode: ChaosMode; profile: ChaosProfi
 const profile = chaosProfile();
 const clickhouse = clickHouseForTests();
 const timeout = chaosTimeoutMs(profile);
-// Not in the default run until it passes every seed: a service that lived through a broker restart
-// sometimes outlasts SIGTERM (docs/reliability.md, "Open"), and a red run would say nothing new.
-const notYetReliable = process.env.FLOWAGG_CHAOS === undefined
-  ? 'FLOWAGG_CHAOS=1 runs it: not yet green on every seed (a service that lived through a broker restart may outlast SIGTERM; docs/reliability.md)'
-  : false;
 
-test('chaos over Kafka: services killed and stalled, the broker and the destinations down, processors coming and going; every total exact', { skip: notYetReliable || clickhouse.skip, timeout }, async (t) => {
+test('chaos over Kafka: services killed and stalled, the broker and the destinations down, processors coming and going; every total exact', { skip: chaosSkipped() || clickhouse.skip, timeout }, async (t) => {
   say(describeProfile(profile));
   const dir = await mkdtemp(join(tmpdir(), 'flowagg-chaos-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
