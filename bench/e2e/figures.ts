@@ -7,6 +7,8 @@ import { quantile } from './receipts.js';
 
 export interface PhaseFigures {
   readonly takenPerSecond: number;
+  /** Records from the first written to flows.raw until every one was processed and its output exported. */
+  readonly throughPerSecond: number;
   readonly lost: number;
   readonly cpuMicrosPerRecord: number;
   readonly rssPerFlowBytes: number;
@@ -23,14 +25,17 @@ export function figures(p: PhaseRun): PhaseFigures {
   const written = last.written - p.idle.written;
   const fullest = p.samples.reduce((a, s) => (s.flows > a.flows ? s : a));
   const ended = p.samples[p.sentAt - 1]!;
+  const drained = p.samples[p.drainedAt - 1]!;
+  const first = p.samples.find((x) => x.written > p.idle.written) ?? drained;
   return {
     takenPerSecond: p.report.records.sent / (p.report.durationMs / 1000),
+    throughPerSecond: (drained.written - p.idle.written) / Math.max(1, (drained.at - first.at) / 1000),
     lost: p.report.records.lost + Math.max(0, p.report.records.sent - written),
     cpuMicrosPerRecord: ((last.cpuSeconds - p.idle.cpuSeconds) * 1e6) / Math.max(1, written),
     rssPerFlowBytes: (fullest.rssBytes - p.idle.rssBytes) / Math.max(1, fullest.flows),
     peakRssBytes: Math.max(...p.samples.map((s) => s.rssBytes)),
     leftAtEnd: ended.ingestLag + Math.max(0, ended.processorLag) + ended.exportLag,
-    drainSeconds: (p.samples[p.drainedAt - 1]!.at - ended.at) / 1000,
+    drainSeconds: (drained.at - ended.at) / 1000,
     p50: quantile(p.receipts.latencies, 0.5),
     p99: quantile(p.receipts.latencies, 0.99),
   };
@@ -45,11 +50,12 @@ export function results(name: string, p: PhaseRun, f: PhaseFigures, load: string
   const shape = `${p.report.nodes.length} Agents over ${p.report.transport}, ${p.report.flows.concurrent} flows exported every ${p.report.flows.exportIntervalS} s; ${r.sent} records sent in ${s(p.report.durationMs / 1000)}, ${skipped} skipped (the Agents' links backed up or behind), simulator ${p.report.cpuSeconds.toFixed(0)} CPU-s; ${load}`;
   return [
     { name: `${name}: records taken`, value: f.takenPerSecond, unit: 'records/s', note: shape },
+    { name: `${name}: records through to the collector`, value: f.throughPerSecond, unit: 'records/s', note: 'from the first record written to flows.raw until all were processed and exported' },
     { name: `${name}: records lost`, value: f.lost, unit: 'records', note: `${r.sent} sent, ${p.samples.at(-1)!.written - p.idle.written} written to flows.raw, ${r.lost} lost by the Agents' links` },
     { name: `${name}: CPU per record, flowagg's process tree`, value: f.cpuMicrosPerRecord, unit: 'µs', note: `from the Agents' start until the last flows expired and were exported; ${load}` },
     { name: `${name}: RSS per active flow`, value: f.rssPerFlowBytes, unit: 'bytes', note: `RSS at the most flows held minus idle (${(p.idle.rssBytes / 2 ** 20).toFixed(0)} MiB), over those flows; peak RSS ${(f.peakRssBytes / 2 ** 20).toFixed(0)} MiB` },
     { name: `${name}: work left when the input ended`, value: f.leftAtEnd, unit: 'records', note: `in front of ingest, the processor and the exporter; all exported ${s(f.drainSeconds)} later` },
-    { name: `${name}: latency p50, Agent send to collector receipt`, value: f.p50, unit: 's', note: `${p.receipts.records} records received; minus the ${ACTIVE_S} s active timeout: ${s(f.p50 - ACTIVE_S)}` },
+    { name: `${name}: latency p50, Agent send to collector receipt`, value: f.p50, unit: 's', note: `${p.receipts.records} records received; the Agents' own lateness, when they fell behind, included; minus the ${ACTIVE_S} s active timeout: ${s(f.p50 - ACTIVE_S)}` },
     { name: `${name}: latency p99, Agent send to collector receipt`, value: f.p99, unit: 's', note: `minus the ${ACTIVE_S} s active timeout: ${s(f.p99 - ACTIVE_S)}` },
   ];
 }

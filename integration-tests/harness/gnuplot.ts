@@ -3,6 +3,7 @@
 // picture, so that a reader can redraw it or look at the numbers.
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -27,9 +28,11 @@ export interface Plot {
 const quoted = (s: string) => `'${s.replaceAll("'", '')}'`;
 
 export async function plotPanels(png: string, plot: Plot): Promise<void> {
-  const data = `${png}.tsv`;
+  // The script names its files relative to its folder, where gnuplot runs: the three files move together.
+  const [dir, name] = [dirname(png), basename(png)];
+  const data = `${name}.tsv`;
   const cell = (v: number) => (Number.isFinite(v) ? v.toFixed(plot.decimals ?? 2) : 'NaN');
-  await writeFile(data, `${plot.rows.map((r) => r.map(cell).join('\t')).join('\n')}\n`);
+  await writeFile(`${png}.tsv`, `${plot.rows.map((r) => r.map(cell).join('\t')).join('\n')}\n`);
   const panels = plot.panels.map((p) => [
     `set ylabel ${quoted(p.ylabel)}`,
     `plot ${p.lines.map((l) => `'${data}' using 1:${l.column + 1} with lines title ${quoted(l.title)}`).join(', ')}`,
@@ -38,7 +41,7 @@ export async function plotPanels(png: string, plot: Plot): Promise<void> {
   const xs = plot.rows.filter((r) => r.length > 0).map((r) => r[0]!);
   const xrange = xs.length > 1 ? `set xrange [${Math.min(...xs)}:${Math.max(...xs)}]\n` : '';
   const script = `set terminal pngcairo size 1200,${300 * plot.panels.length} font ",10"
-set output '${png}'
+set output '${name}'
 set datafile missing 'NaN'
 set key outside right
 set grid
@@ -48,5 +51,5 @@ ${panels.join('\n')}
 unset multiplot
 `;
   await writeFile(`${png}.gnuplot`, script);
-  await run('gnuplot', [`${png}.gnuplot`]);
+  await run('gnuplot', [`${name}.gnuplot`], { cwd: dir });
 }
