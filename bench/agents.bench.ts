@@ -4,16 +4,14 @@
 // them, or the run says which not), records lost (none), flowagg's resident memory per connection (from
 // the Agents connected to the first records) and per flow held (at the end), and its CPU per record.
 // FLOWAGG_BENCH_AGENTS, _FLOWS and _SECONDS change the shape.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EPHEMERAL_RUN_ENV, metricLines, recordMetrics, type Run, startRun, stopRun } from '../integration-tests/harness/flowagg-run.js';
 import { untilHolds } from '../lib/testing/until.js';
-import type { SimulationReport } from '../simulate/report.js';
+import { startSimulator } from './simulator.js';
 import type { Benchmark } from './types.js';
 
-const CLI = join(import.meta.dirname, '../bin/flowagg.js');
 const AGENTS = Number(process.env.FLOWAGG_BENCH_AGENTS ?? 5000);
 const FLOWS = Number(process.env.FLOWAGG_BENCH_FLOWS ?? 20_000);
 const SECONDS = Number(process.env.FLOWAGG_BENCH_SECONDS ?? 60);
@@ -31,21 +29,14 @@ const bench: Benchmark = async (log) => {
     const idle = await gauge(run, 'flowagg_process_resident_memory_bytes');
     const cpu0 = await gauge(run, 'flowagg_process_cpu_seconds_total');
     const args = [
-      CLI, 'simulate', '-o', 'json', '--transport', 'grpc', '--target', `127.0.0.1:${run.collectors.grpc}`, '--tls-dir', join(dir, 'data', 'tls'),
+      '--transport', 'grpc', '--target', `127.0.0.1:${run.collectors.grpc}`, '--tls-dir', join(dir, 'data', 'tls'),
       '--nodes', String(AGENTS), '--flows', String(FLOWS), '--export-interval', '5s', '--duration', `${SECONDS}s`, '--connect-timeout', '180s',
     ];
-    const sim = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    sim.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    sim.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const exited = new Promise<number | null>((resolve) => sim.once('exit', resolve));
+    const sim = startSimulator(args);
     const connected = await untilHolds('every Agent connected', () => gauge(run, 'flowagg_ingest_grpc_connections'), (n) => n >= AGENTS, { timeoutMs: 200_000, intervalMs: 500 });
     const withConnections = await gauge(run, 'flowagg_process_resident_memory_bytes');
     log(`${connected} Agents connected; RSS ${(idle / 2 ** 20).toFixed(0)} MiB idle, ${(withConnections / 2 ** 20).toFixed(0)} MiB connected`);
-    const code = await exited;
-    if (!stdout.startsWith('{')) throw new Error(`flowagg simulate gave no report (exit ${code}):\n${stderr.slice(-3000)}`);
-    const report = JSON.parse(stdout) as SimulationReport;
+    const report = await sim.report;
     const written = await untilHolds('flowagg to write every record sent', async () => (await recordMetrics(run)).numRecordsWritten, (n) => n >= report.records.sent, { timeoutMs: 120_000, intervalMs: 500 });
     const metrics = await recordMetrics(run);
     const peak = await gauge(run, 'flowagg_process_peak_resident_memory_bytes');

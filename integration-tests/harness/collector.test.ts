@@ -3,16 +3,7 @@ import { createSocket } from 'node:dgram';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import { isFlowaggError } from '../../lib/errors.js';
-import { HARNESS_COLLECT_FRAMING, HARNESS_COLLECT_TIMEOUT, splitIpfixStream, startTcpCollector, startUdpCollector } from './collector.js';
-
-/** A header-only IPFIX message of `length` bytes whose sequence number is `seq`. */
-function message(length: number, seq: number): Buffer {
-  const b = Buffer.alloc(length);
-  b.writeUInt16BE(10, 0);
-  b.writeUInt16BE(length, 2);
-  b.writeUInt32BE(seq, 8);
-  return b;
-}
+import { HARNESS_COLLECT_FRAMING, HARNESS_COLLECT_TIMEOUT, headerOnlyMessage as message, splitIpfixStream, startTcpCollector, startUdpCollector } from './collector.js';
 
 test('a stream splits at the message lengths, keeping an incomplete tail', () => {
   const stream = Buffer.concat([message(16, 1), message(20, 2), message(24, 3).subarray(0, 10)]);

@@ -59,6 +59,15 @@ export async function startUdpCollector(address = '127.0.0.1'): Promise<Collecto
   };
 }
 
+/** A header-only IPFIX message of `length` bytes whose sequence number is `seq`: what collector tests send. */
+export function headerOnlyMessage(length: number, seq: number): Buffer {
+  const b = Buffer.alloc(length);
+  b.writeUInt16BE(10, 0);
+  b.writeUInt16BE(length, 2);
+  b.writeUInt32BE(seq, 8);
+  return b;
+}
+
 /** Splits a stream into IPFIX messages; returns the complete ones and the unconsumed rest. */
 export function splitIpfixStream(buf: Buffer): { messages: Buffer[]; rest: Buffer } {
   const messages: Buffer[] = [];
@@ -80,6 +89,11 @@ export interface StreamCollectorOptions {
   readonly port?: number;
   /** TLS server options (key, cert, ca, requestCert...): a TLS collector. */
   readonly tls?: TlsOptions;
+  /**
+   * Each message as it arrives, instead of keeping it in `messages` (which stays empty): a collector that
+   * writes what it receives out holds nothing, however long the run.
+   */
+  readonly onMessage?: (m: CollectedMessage) => void;
 }
 
 export interface StreamCollector extends Collector {
@@ -101,6 +115,7 @@ export async function startTcpCollector(address = '127.0.0.1', opts: StreamColle
   let sessions = 0;
   let authorizedSessions = 0;
   let refusedHandshakes = 0;
+  const keep = opts.onMessage ?? ((m: CollectedMessage) => void messages.push(m));
   const onSession = (socket: Socket) => {
     const session = sessions++;
     if ((socket as TLSSocket).authorized) authorizedSessions++;
@@ -111,7 +126,7 @@ export async function startTcpCollector(address = '127.0.0.1', opts: StreamColle
       try {
         const { messages: complete, rest } = splitIpfixStream(Buffer.concat([pending, chunk]));
         pending = Buffer.from(rest);
-        for (const bytes of complete) messages.push({ bytes: Buffer.from(bytes), from, session });
+        for (const bytes of complete) keep({ bytes: Buffer.from(bytes), from, session });
       } catch (e) {
         socket.destroy(e as Error);
       }

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CollectedMessage } from '../../harness/collector.js';
+import { readFrames } from './collector-file.js';
 import { type Child, spawnTs } from '../../../lib/log/embedded/testing/spawn.js';
 
 const CHILD = join(import.meta.dirname, 'collector-child.ts');
@@ -12,14 +13,15 @@ export class IpfixCollector {
   #runs = 0;
   #outages = 0;
 
-  constructor(readonly port: number, readonly file: string) {}
+  /** `stamped`: the file holds each message's receipt time too (collector-child.ts). */
+  constructor(readonly port: number, readonly file: string, readonly stamped = false) {}
 
   /** Starts and stops one after the other: an outage that begins while the last one's collector is still starting waits for it. */
   #transition: Promise<void> = Promise.resolve();
 
   start(): Promise<void> {
     return this.#then(async () => {
-      const child = (this.#child = spawnTs(CHILD, [String(this.port), this.file, String(this.#runs++)]));
+      const child = (this.#child = spawnTs(CHILD, [String(this.port), this.file, String(this.#runs++), ...(this.stamped ? ['stamped'] : [])]));
       await child.waitForLine((l) => l === 'listening');
     });
   }
@@ -55,14 +57,8 @@ export class IpfixCollector {
 
   /** Every message written so far, in arrival order within each session. */
   messages(): CollectedMessage[] {
-    const bytes = readFileSync(this.file);
     const out: CollectedMessage[] = [];
-    for (let p = 0; p + 20 <= bytes.length; ) {
-      const session = bytes.readUInt32BE(p);
-      const length = bytes.readUInt16BE(p + 6);
-      out.push({ bytes: bytes.subarray(p + 4, p + 4 + length), from: { address: '', port: 0 }, session });
-      p += 4 + length;
-    }
+    readFrames(readFileSync(this.file), this.stamped, (m) => out.push(m));
     return out;
   }
 }
