@@ -60,6 +60,7 @@ async function runMode(t: TestContext, o: { mode: ChaosMode; profile: ChaosProfi
     log = drained.log;
     const times = { started, up, played, drained: Date.now() };
     stopped = [...drained.stopped, ...(await stopEmbedded(d))];
+    say(`${mode}: flowagg run started ${d.run.starts} times (${timeline.ingestKilled.length} SIGKILLs)`);
     await judge({
       mode, profile, seed: o.seed, events, timeline, reports, log, topics: d.topics, sinks: d, clickhouse: o.clickhouse,
       pods: [d.run], ipfixExporter: d.run, times, problems: [...notUp, ...stopped.map((x) => `on SIGTERM, ${x}`)],
