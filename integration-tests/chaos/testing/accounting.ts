@@ -48,7 +48,10 @@ export interface Accounting {
  * session, address and port (`per: 'session'`, TCP), with the session last heard from each address.
  */
 function auditedLoss(raw: readonly KeyedRecord[], transport: 'udp' | 'tcp', per: 'address' | 'session'): { lost: Map<string, number>; last: Map<string, string> } {
-  const audit = new SequenceAudit({ settleMs: 0 });
+  // Every message is gathered before it is judged (settle at the end): the audit's bound on pending messages
+  // (for ingest's memory) would judge a stream early, and a message whose records were not all added yet
+  // would count its other records lost.
+  const audit = new SequenceAudit({ settleMs: 0, maxPending: Number.POSITIVE_INFINITY });
   const lost = new Map<string, number>();
   const last = new Map<string, string>();
   const note = (findings: readonly { exporter: string; lost: number }[]) => findings.forEach((f) => lost.set(f.exporter, (lost.get(f.exporter) ?? 0) + f.lost));
