@@ -65,6 +65,11 @@ export async function judge(r: ChaosRun, say: (line: string) => void): Promise<v
   say(`${mode}: seed ${r.seed}, ${r.events.length} events; ${s(started, Date.now())} (up ${s(started, up)}, Agents ${s(up, played)} from ${new Date(up).toISOString()}, events from ${LEAD_IN_S} s after, drained ${s(played, drained)}); ` +
     `Agents sent ${sent} records, flows.raw holds ${raw.length}, flows.processed ${processed.length}; IPFIX rows twice ${ipfix.duplicates} (delivered again ${ipfixRedelivered})`);
   for (const n of accounting.nodes.filter((x) => x.missing !== 0)) say(`${mode}: ${n.node} (${n.transport}) sent ${n.sent}, flows.raw ${n.inRaw}: ${n.missing} missing, ${n.accountedFor} accounted for, ${n.breaks} broken connections, ${n.lost} counted lost by the Agent`);
+  // A Node that sent far less than the others of its simulator (a link that stopped short): how its link ended.
+  for (const report of r.reports) {
+    const typical = Math.max(...report.nodes.map((n) => n.records));
+    for (const n of report.nodes.filter((x) => x.records < typical / 2)) say(`${mode}: ${n.name} (${report.transport}) sent ${n.records}, ${n.skipped} skipped (its link not ready), ${n.connects} connections, ${n.connected ? 'connected' : 'not connected'} at the end; last error: ${n.lastError ?? 'none'}`);
+  }
   for (const c of crashes) say(`${mode}: ${c}`);
   const problems = [
     ...r.problems, ...rawProblems(raw), ...processorProblems(mode, raw, processed), ...accounting.problems,
