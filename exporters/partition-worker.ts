@@ -276,8 +276,9 @@ export class PartitionWorker implements PartitionBacklog {
     const backoff = new Backoff(this.#deps.backoff);
     let since = 0;
     let mayHaveDelivered = false;
+    // Set once: a retry stays in the state 'retrying' (counted once in the gauge) until the destination takes the batch.
+    this.#state = { kind: 'delivering', batch: batch.id };
     while (true) {
-      this.#state = { kind: 'delivering', batch: batch.id };
       if (mayHaveDelivered) this.#redelivering(batch, 'the failed attempt may have reached the destination');
       const started = this.#deps.now();
       try {

@@ -102,12 +102,14 @@ await test('an outage delays delivery, loses nothing and duplicates nothing; con
     assert.equal(readiness.ready, true, 'the destination is not a reason to take the process out of service');
     assert.match(readiness.detail ?? '', /^exporter flowlog: destination unreachable since \d{4}-\d\d-\d\dT[\d:.]+Z, retrying: test destination is down \(\d+ offsets of flows.processed waiting, the oldest record read \d+ s ago\)$/);
     assert.equal(r.stats().retrying, 2);
+    assert.equal(await gaugeValue('flowagg_export_retrying_partitions', 'flowlog'), 2, `each partition counted once while it retries, after ${dest.attempts} failed attempts`);
     await new Promise((res) => setTimeout(res, 200));
     assert.ok(r.stats().waiting <= 2 * 3 * 50, `paused: ${r.stats().waiting} records wait in memory, the rest stays in the log`);
     assert.deepEqual(await committed(log, r.groupId), [50, 50]);
     dest.behaviour = 'accept';
     await dest.waitFor(2000);
     await until('the readiness detail cleared', () => r.readiness().detail === undefined);
+    assert.equal(await gaugeValue('flowagg_export_retrying_partitions', 'flowlog'), 0, 'no partition retrying once the destination took everything');
     await r.stop();
     assert.deepEqual(ids(dest.accepted).sort((a, b) => a - b), Array.from({ length: 2000 }, (_, i) => i));
     assert.deepEqual(await committed(log, r.groupId), [1000, 1000]);

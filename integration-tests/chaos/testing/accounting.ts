@@ -1,11 +1,13 @@
 // What the Agents sent against what flows.raw holds, Node by Node. IPFIX has no acknowledgement, so a record
 // an Agent wrote may have been lost with the ingest replica that had it in its socket buffer or its queue
 // when it was killed; what is missing must be accounted for, and nothing else may be:
-// - UDP (behind the balancer): the records missing are exactly those the message sequence numbers in
-//   flows.raw say are missing, computed as ingest's sequence audit computes them (ingest/sequence-audit.ts),
-//   plus the Node's tail: records sent after its last message in flows.raw, which no later sequence number
-//   can show. A tail is accounted for only if an ingest replica was killed or the broker went down after
-//   that last message (and nothing the Agent sent afterwards reached flows.raw before it stopped);
+// - UDP (behind the balancer, or straight to `flowagg run`): the records missing are exactly those the
+//   message sequence numbers in flows.raw say are missing, computed as ingest's sequence audit computes them
+//   (ingest/sequence-audit.ts), less those the Agent counted lost itself (a send refused while no collector
+//   listened: never sent, but numbered), plus the Node's tail: records written after its last message in
+//   flows.raw, which no later sequence number can show. A tail is accounted for only if an ingest replica
+//   was killed or the broker went down after that last message (and nothing the Agent sent afterwards
+//   reached flows.raw before it stopped);
 // - TCP and gRPC: a stream loses at most what was in flight when its replica died, so a Node is missing
 //   records only if a connection of it broke, at most a bound per broken connection (its records of the last seconds
 //   before a kill, and of the broker's longest outage, during which ingest holds what it received); inside
@@ -46,7 +48,10 @@ export interface Accounting {
  * session, address and port (`per: 'session'`, TCP), with the session last heard from each address.
  */
 function auditedLoss(raw: readonly KeyedRecord[], transport: 'udp' | 'tcp', per: 'address' | 'session'): { lost: Map<string, number>; last: Map<string, string> } {
-  const audit = new SequenceAudit({ settleMs: 0 });
+  // Every message is gathered before it is judged (settle at the end): the audit's bound on pending messages
+  // (for ingest's memory) would judge a stream early, and a message whose records were not all added yet
+  // would count its other records lost.
+  const audit = new SequenceAudit({ settleMs: 0, maxPending: Number.POSITIVE_INFINITY });
   const lost = new Map<string, number>();
   const last = new Map<string, string>();
   const note = (findings: readonly { exporter: string; lost: number }[]) => findings.forEach((f) => lost.set(f.exporter, (lost.get(f.exporter) ?? 0) + f.lost));
@@ -116,12 +121,15 @@ export function accountFor(reports: readonly SimulationReport[], raw: readonly K
       }
       let accountedFor: number;
       if (report.transport === 'udp') {
+        // The sequence numbers count every record the Agent wrote, those it counted lost included (a send
+        // refused while nothing listened on the port): those were never sent, and are not missing.
         const span = spans.get(n.sourceAddress ?? '');
-        const tail = span === undefined ? n.records : n.records - span.end;
+        const written = n.records + n.lost;
+        const tail = span === undefined ? written : written - span.end;
         const tailExplained = disruptions.at.some((t) => t >= (span?.lastReceived ?? 0) - EVENT_SLACK_MS);
-        accountedFor = (udpLoss.get(n.sourceAddress ?? '') ?? 0) + (tailExplained ? tail : 0);
-        const where = span === undefined ? 'none in flows.raw' : `sequence numbers ${span.first} to ${span.end} in flows.raw, ${tail} sent after its last message (received ${new Date(span.lastReceived).toISOString()})${tailExplained ? ', an ingest replica or the broker lost them' : ', no event after it'}`;
-        if (missing !== accountedFor) problems.push(`${n.name} (udp): ${missing} records missing from flows.raw, the sequence numbers account for ${accountedFor}; ${where}`);
+        accountedFor = (udpLoss.get(n.sourceAddress ?? '') ?? 0) + (tailExplained ? tail : 0) - n.lost;
+        const where = span === undefined ? 'none in flows.raw' : `sequence numbers ${span.first} to ${span.end} in flows.raw, ${tail} written after its last message (received ${new Date(span.lastReceived).toISOString()})${tailExplained ? ', an ingest replica or the broker lost them' : ', no event after it'}`;
+        if (missing !== accountedFor) problems.push(`${n.name} (udp): ${missing} records missing from flows.raw, the sequence numbers account for ${accountedFor} (less ${n.lost} the Agent counted lost); ${where}`);
       } else {
         accountedFor = Math.ceil(breaks * perNodeRate * (IN_FLIGHT_SECONDS + longestBrokerOutageSeconds));
         if (missing > accountedFor) problems.push(`${n.name} (${report.transport}): ${missing} records missing from flows.raw after ${breaks} broken connections, at most ${accountedFor} accounted for`);

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { SimulationReport } from '../../../simulate/report.js';
-import type { ChaosProfile } from './profile.js';
+import { type ChaosProfile, LEAD_IN_S } from './profile.js';
 
 const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'flowagg.js');
 
@@ -48,4 +48,10 @@ export function startAgents(transport: AgentTransport, target: string, opts: { p
   });
   report.catch(() => {});
   return { transport, connected, report, stderr: () => stderr };
+}
+
+/** A chaos run's three simulators, TCP, gRPC and UDP, each with Nodes of its own, for the events and a lead-in before and after. */
+export function startChaosAgents(targets: Readonly<Record<AgentTransport, string>>, o: { profile: ChaosProfile; tlsDir: string }): AgentRun[] {
+  const seconds = LEAD_IN_S + o.profile.seconds + LEAD_IN_S;
+  return (['tcp', 'grpc', 'udp'] as const).map((t, i) => startAgents(t, targets[t], { profile: o.profile, firstNode: i * o.profile.nodes, seconds, tlsDir: o.tlsDir }));
 }

@@ -2,30 +2,52 @@
 // before it to finish (a stall may overlap a kill, an outage several events). An event whose service is not
 // running then (killed a moment ago, still starting) is skipped and says so. What happened, when, goes to
 // the timeline the test prints; the broker's downtimes are kept for the bound on what ingest may lose.
+// A deployment without a broker of its own (the embedded log's) plays no broker events or rebalances.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RestartableKafka } from '../../harness/kafka.js';
-import type { Deployment } from './deployment.js';
-import { type ChaosEvent, describeEvent } from './schedule.js';
+import type { Pod } from './pod.js';
+import { type ChaosEvent, type ServiceName, describeEvent } from './schedule.js';
+import type { Sinks } from './sinks.js';
+
+/** What the events act on: the services, and the destinations. */
+export interface ChaosTarget extends Pick<Sinks, 'collector' | 'clickhouse'> {
+  pod(name: ServiceName): Pod;
+}
 
 export interface Timeline {
   readonly lines: string[];
   /** When the broker was down, ms since the epoch. */
   readonly brokerDown: { from: number; to: number }[];
-  /** When an ingest replica was killed, ms since the epoch. */
+  /** When an ingest replica (or `flowagg run`, ingest included) was killed, ms since the epoch. */
   readonly ingestKilled: number[];
 }
 
-async function play(e: ChaosEvent, d: Deployment, broker: RestartableKafka, timeline: Timeline): Promise<string> {
+/** A service that ingests: what it held when killed is lost. */
+const ingests = (service: ServiceName) => service.startsWith('ingest') || service === 'run';
+
+/** The second kill of a `kill` event: `ms` into the next run's start, once it began. */
+async function killAgain(pod: Pod, ms: number, restartAfterMs: number, timeline: Timeline): Promise<string> {
+  while (pod.state === 'down') await sleep(20);
+  await sleep(ms);
+  const was = pod.state;
+  const at = Date.now();
+  if (!(await pod.kill(restartAfterMs, { starting: true }))) return `killed, not again: ${pod.name} was ${pod.state}`;
+  if (ingests(pod.name as ServiceName)) timeline.ingestKilled.push(at);
+  return `killed, and again while it was ${was}`;
+}
+
+async function play(e: ChaosEvent, d: ChaosTarget, broker: RestartableKafka | undefined, timeline: Timeline): Promise<string> {
   switch (e.kind) {
     case 'kill': {
       const at = Date.now();
       if (!(await d.pod(e.service).kill(e.restartAfterMs))) return `skipped: ${e.service} was ${d.pod(e.service).state}`;
-      if (e.service.startsWith('ingest')) timeline.ingestKilled.push(at);
-      return 'done';
+      if (ingests(e.service)) timeline.ingestKilled.push(at);
+      return e.againAfterMs === undefined ? 'done' : killAgain(d.pod(e.service), e.againAfterMs, e.restartAfterMs, timeline);
     }
     case 'stall':
       return (await d.pod(e.service).stall(e.ms)) ? 'done' : `skipped: ${e.service} was ${d.pod(e.service).state}`;
     case 'broker': {
+      if (broker === undefined) throw new Error('a broker event, and no broker');
       const from = Date.now();
       broker.kill();
       await sleep(e.restartAfterMs);
@@ -57,7 +79,7 @@ async function play(e: ChaosEvent, d: Deployment, broker: RestartableKafka, time
 }
 
 /** Runs the events from now; resolves once every one of them has finished. */
-export async function playSchedule(events: readonly ChaosEvent[], d: Deployment, broker: RestartableKafka, log: (line: string) => void): Promise<Timeline> {
+export async function playSchedule(events: readonly ChaosEvent[], d: ChaosTarget, broker: RestartableKafka | undefined, log: (line: string) => void): Promise<Timeline> {
   const timeline: Timeline = { lines: [], brokerDown: [], ingestKilled: [] };
   const start = Date.now();
   const running: Promise<void>[] = [];

@@ -9,27 +9,19 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ClickHouseForTests } from '../../harness/clickhouse.js';
-import { OutageProxy } from '../../harness/outage-proxy.js';
 import { freePort } from '../../harness/ports.js';
-import { IpfixCollector } from './collector.js';
-import { Pod, REPORT_DIR } from './pod.js';
+import { type Topics, configYaml } from './config.js';
+import { type Pod, servicePod } from './pod.js';
+import { stopProblems } from './pod-report.js';
 import type { ChaosMode } from './profile.js';
 import type { ServiceName } from './schedule.js';
+import { type Sinks, startSinks, stopSinks } from './sinks.js';
 import { UdpBalancer } from './udp-balancer.js';
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'flowagg.js');
 
-export const RAW_PARTITIONS = 6;
-export const PROCESSED_PARTITIONS = 4;
-
-export interface Topics {
-  readonly flowsRaw: string;
-  readonly flowsProcessed: string;
-  readonly processorState: string;
-  readonly templates: string;
-  readonly exportBatches: string;
-}
+export { PROCESSED_PARTITIONS, RAW_PARTITIONS, type Topics } from './config.js';
 
 export interface IngestPorts {
   readonly ipfix: number;
@@ -37,18 +29,14 @@ export interface IngestPorts {
   readonly http: number;
 }
 
-export interface Deployment {
+export interface Deployment extends Sinks {
   readonly mode: ChaosMode;
   readonly dir: string;
   readonly topics: Topics;
   readonly processorGroup: string;
-  readonly database: string;
-  readonly flowLog: string;
   readonly tlsDir: string;
   readonly ingest: readonly [IngestPorts, IngestPorts];
   readonly pods: ReadonlyMap<ServiceName, Pod>;
-  readonly collector: IpfixCollector;
-  readonly clickhouse: OutageProxy;
   balancer: UdpBalancer | undefined;
   pod(name: ServiceName): Pod;
 }
@@ -60,55 +48,6 @@ export async function issueCertificates(dir: string): Promise<string> {
   return tlsDir;
 }
 
-function configYaml(d: { mode: ChaosMode; brokers: string; topics: Topics; processorGroup: string; tlsDir: string; collectorPort: number; clickhousePort: number; database: string; flowLog: string }): string {
-  return `mode: ${d.mode}
-activeFlowRecordTimeout: 3s
-inactiveFlowRecordTimeout: 4s
-aggregatorTransportProtocol: [udp, tcp]
-log:
-  backend: kafka
-  kafka:
-    brokers: [${d.brokers}]
-    sessionTimeout: 10s
-  topics:
-    flowsRaw: ${d.topics.flowsRaw}
-    flowsRawPartitions: ${RAW_PARTITIONS}
-    flowsProcessed: ${d.topics.flowsProcessed}
-    flowsProcessedPartitions: ${PROCESSED_PARTITIONS}
-    processorState: ${d.topics.processorState}
-    templates: ${d.topics.templates}
-    exportBatches: ${d.topics.exportBatches}
-ingest:
-  host: 127.0.0.1
-  tls:
-    mode: directory
-    dir: ${d.tlsDir}
-processor:
-  groupId: ${d.processorGroup}
-  allowedLateness: 5s
-  sourceIdleTimeout: 5s
-kubernetes:
-  enable: false
-flowCollector:
-  enable: true
-  address: 127.0.0.1:${d.collectorPort}:tcp
-  batchDelay: 500ms
-clickHouse:
-  enable: true
-  databaseURL: http://127.0.0.1:${d.clickhousePort}
-  database: ${d.database}
-  commitInterval: 1s
-flowLogger:
-  enable: true
-  path: ${d.flowLog}
-  recordFormat: JSON
-  compress: false
-  maxSize: 1024
-apiServer:
-  bindAddress: 127.0.0.1
-`;
-}
-
 /** Builds the deployment of one mode (nothing started but the destinations). */
 export async function prepareDeployment(o: { mode: ChaosMode; dir: string; brokers: string; clickhouse: ClickHouseForTests; tlsDir: string; runId: string }): Promise<Deployment> {
   const name = `${o.mode.toLowerCase()}-${o.runId}`;
@@ -118,25 +57,18 @@ export async function prepareDeployment(o: { mode: ChaosMode; dir: string; broke
     flowsRaw: `chaos.${name}.flows.raw`, flowsProcessed: `chaos.${name}.flows.processed`, processorState: `chaos.${name}.processor.state`,
     templates: `chaos.${name}.ipfix.templates`, exportBatches: `chaos.${name}.exporter.batches`,
   };
-  const upstream = new URL(o.clickhouse.url);
-  const clickhouse = await OutageProxy.start(upstream.hostname, Number(upstream.port || 8123));
-  const collector = new IpfixCollector(await freePort(), join(dir, 'collector.ipfix'));
-  await collector.start();
-  const database = `chaos_${name.replaceAll('-', '_')}`;
-  const flowLog = join(dir, 'flows.log');
+  const sinks = await startSinks({ name, dir, clickhouse: o.clickhouse });
   const processorGroup = `flowagg-processor-${name}`;
   const config = join(dir, 'flowagg.yaml');
-  await writeFile(config, configYaml({ mode: o.mode, brokers: o.brokers, topics, processorGroup, tlsDir: o.tlsDir, collectorPort: collector.port, clickhousePort: clickhouse.port, database, flowLog }));
+  const backend = `  backend: kafka\n  kafka:\n    brokers: [${o.brokers}]\n    sessionTimeout: 10s`;
+  await writeFile(config, configYaml({ mode: o.mode, backend, topics, processorGroup, tlsDir: o.tlsDir, sinks }));
   const ingest = [
     { ipfix: await freePort(), grpc: await freePort(), http: await freePort() },
     { ipfix: await freePort(), grpc: await freePort(), http: await freePort() },
   ] as const;
   const pods = new Map<ServiceName, Pod>();
   const add = async (service: ServiceName, argv: string[], readyMessage: string, env: NodeJS.ProcessEnv = {}, http?: number) => {
-    const httpPort = http ?? (await freePort());
-    const tokenFile = join(dir, `${service}.token`);
-    const apiEnv = { FLOWAGG_CFG_APISERVER_APIPORT: String(httpPort), FLOWAGG_CFG_APISERVER_LOOPBACKTOKENFILE: tokenFile };
-    pods.set(service, new Pod({ name: service, argv: [...argv, '--config', config], readyMessage, httpPort, tokenFile, env: { ...apiEnv, ...env } }));
+    pods.set(service, await servicePod({ name: service, dir, argv: [...argv, '--config', config], readyMessage, env, httpPort: http }));
   };
   for (const [i, ports] of ingest.entries()) {
     await add(`ingest-${i + 1}` as ServiceName, ['ingest'], 'flowagg ingest running', { FLOWAGG_CFG_INGEST_PORT: String(ports.ipfix), FLOWAGG_CFG_INGEST_GRPC_PORT: String(ports.grpc) }, ports.http);
@@ -144,7 +76,7 @@ export async function prepareDeployment(o: { mode: ChaosMode; dir: string; broke
   for (const p of ['process-1', 'process-2', 'process-3'] as const) await add(p, ['process'], 'flowagg process running');
   for (const kind of ['ipfix', 'clickhouse', 'flowlog'] as const) await add(`export-${kind}`, ['export', kind], `flowagg export ${kind} running`);
   return {
-    mode: o.mode, dir, topics, processorGroup, database, flowLog, tlsDir: o.tlsDir, ingest, pods, collector, clickhouse, balancer: undefined,
+    ...sinks, mode: o.mode, dir, topics, processorGroup, tlsDir: o.tlsDir, ingest, pods, balancer: undefined,
     pod: (service) => pods.get(service)!,
   };
 }
@@ -161,13 +93,12 @@ export async function startServices(d: Deployment): Promise<string[]> {
 export async function stopDeployment(d: Deployment): Promise<string[]> {
   const codes = await Promise.all([...d.pods.values()].map(async (p) => [p.name, await p.stop()] as const));
   d.balancer?.close();
-  await d.collector.stop();
-  await d.clickhouse.close();
-  return codes.filter(([, code]) => code !== 0).map(([name, code]) => (code === 'hung' ? `${name} had not exited 30 s after SIGTERM (its diagnostic report is in ${REPORT_DIR})` : `${name} exited ${code ?? 'on a signal'}`));
+  await stopSinks(d);
+  return codes.flatMap(([name, code]) => stopProblems(name, code));
 }
 
 /** Writes what every run of every service logged to `dir` (one file a run), for a failed run to be read; returns `dir`. */
-export async function keepLogs(d: Deployment, dir: string): Promise<string> {
+export async function keepLogs(d: Pick<Deployment, 'pods'>, dir: string): Promise<string> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   for (const p of d.pods.values()) {

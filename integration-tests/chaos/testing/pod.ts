@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { apiRequest } from '../../../lib/apiserver/client.js';
 import { type FlowaggChild, startFlowagg } from '../../harness/crash-loop.js';
+import { freePort } from '../../harness/ports.js';
 
 export interface PodSpec {
   readonly name: string;
@@ -89,10 +90,10 @@ export class Pod {
     this.#restart = setTimeout(() => void this.start().catch(() => {}), delay);
   }
 
-  /** SIGKILL, and a new run `restartAfterMs` later. False when the pod was not running. */
-  async kill(restartAfterMs: number): Promise<boolean> {
+  /** SIGKILL, and a new run `restartAfterMs` later. False when the pod was not running (nor starting, with `starting`). */
+  async kill(restartAfterMs: number, opts: { starting?: boolean } = {}): Promise<boolean> {
     const child = this.#child;
-    if (this.state !== 'running' || child === undefined) return false;
+    if (!(this.state === 'running' || (opts.starting === true && this.state === 'starting')) || child === undefined) return false;
     this.#expected = true;
     child.process.kill('SIGKILL');
     await child.exited;
@@ -147,4 +148,12 @@ export class Pod {
     if (res.status !== 200) throw new Error(`${this.name} ${path}: status ${res.status}`);
     return res.text;
   }
+}
+
+/** A pod whose run serves its API on `httpPort` (a free port by default) and writes its loopback token in `dir`. */
+export async function servicePod(o: { name: string; dir: string; argv: readonly string[]; readyMessage: string; env?: NodeJS.ProcessEnv; httpPort?: number }): Promise<Pod> {
+  const httpPort = o.httpPort ?? (await freePort());
+  const tokenFile = join(o.dir, `${o.name}.token`);
+  const apiEnv = { FLOWAGG_CFG_APISERVER_APIPORT: String(httpPort), FLOWAGG_CFG_APISERVER_LOOPBACKTOKENFILE: tokenFile };
+  return new Pod({ name: o.name, argv: o.argv, readyMessage: o.readyMessage, httpPort, tokenFile, env: { ...apiEnv, ...o.env } });
 }

@@ -67,6 +67,9 @@ export const describeProfile = (p: ChaosProfile): string =>
   `seed ${p.seed} (FLOWAGG_CHAOS_SEED=${p.seed} replays it), modes ${p.modes.join(', ')}, ${p.seconds} s of events a mode every ${p.interval.min}-${p.interval.max} s, ` +
   `outages ${p.outageSeconds} s, stalls ${p.stallSeconds} s, restarts after 0-${p.restartSeconds} s, 3 simulators of ${p.nodes} Nodes and ${p.flows} flows`;
 
+/** Each mode's events from a seed of its own, so that FLOWAGG_CHAOS_SEED with FLOWAGG_CHAOS_MODES=Proxy replays Proxy's. */
+export const modeSeed = (seed: number, mode: ChaosMode): number => seed + (mode === 'Proxy' ? 1 : 0);
+
 /** Seconds the Agents send before the first event, and after the last one is due. */
 export const LEAD_IN_S = 5;
 
