@@ -197,7 +197,7 @@ export class PartitionWorker implements PartitionBacklog {
       if (raw === undefined) return;
       const recut = this.#recut !== undefined;
       this.#recut = undefined;
-      const batch = this.#batchOf(raw);
+      const batch = this.#batchOf(raw, recut);
       this.#inFlightSince = raw[0]!.timestamp;
       if (recut) this.#redelivering(batch, 'its range was recorded before a restart or a rebalance');
       else if (!(await this.#persist(() => this.#deps.intents.record(batch), 'record the batch range'))) return;
@@ -250,7 +250,7 @@ export class PartitionWorker implements PartitionBacklog {
     return taken;
   }
 
-  #batchOf(raw: readonly LogRecord[]): ExportBatch {
+  #batchOf(raw: readonly LogRecord[], recut: boolean): ExportBatch {
     const { topic, partition } = this.#tp;
     const firstOffset = raw[0]!.offset;
     const lastOffset = raw[raw.length - 1]!.offset;
@@ -265,7 +265,7 @@ export class PartitionWorker implements PartitionBacklog {
         this.#warn(`undecodable/${topic}/${partition}`, { topic, partition, offset: r.offset, err: errorMessage(err) }, 'a record of flows.processed is not a FlowRecord: skipped');
       }
     }
-    return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records, values: this.#deps.values };
+    return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records, values: this.#deps.values, ...(recut && { recut }) };
   }
 
   /** Delivers until the destination takes the batch; false when the stop gave up on it. */

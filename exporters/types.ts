@@ -27,6 +27,11 @@ export interface ExportBatch {
   readonly records: readonly ExportedRecord[];
   /** Reads the records' values, scanned in place or decoded. */
   readonly values: FlowValues;
+  /**
+   * Its range was recorded before a restart or a rebalance: it may be in the destination already, even when
+   * this exporter delivered to its partition since it started (a rejoin after the commit failed re-cuts it).
+   */
+  readonly recut?: boolean;
 }
 
 export interface BatchPolicy {

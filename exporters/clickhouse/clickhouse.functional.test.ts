@@ -85,6 +85,21 @@ describe('ClickHouse exporter against a real server', { skip }, () => {
     assert.equal(got!.n, 150);
   });
 
+  it('keeps a batch re-cut in the same exporter (its commit failed and the group rejoined) in the table once', async () => {
+    const cfg = config();
+    const exporter = createClickHouseExporter(cfg);
+    await exporter.start();
+    const batch = batchOf(3, 2000, 100);
+    await exporter.deliver(batch, signal);
+    // The partition was delivered to since start and the insert answered: only the re-cut says it may be in.
+    await exporter.deliver({ ...batch, recut: true }, signal);
+    await exporter.deliver(batchOf(3, 2100, 20), signal);
+    await exporter.stop();
+    const [got] = await rows<{ n: number }>(`SELECT toUInt32(count()) AS n FROM ${cfg.database}.flows`);
+    assert.notEqual(exporter.deduplication, 'none');
+    assert.equal(got!.n, 120);
+  });
+
   it('talks HTTPS with the CA of clickHouse.caCertPath, or with insecureSkipVerify, and refuses an unknown CA', { skip: server?.https === undefined && 'the server has no HTTPS port' }, async () => {
     const https = server!.https!;
     for (const tls of [{ caCert: true }, { insecureSkipVerify: true }]) {

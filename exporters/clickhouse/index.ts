@@ -9,7 +9,8 @@
 //   table or a MergeTree with non_replicated_deduplication_window, as the table flowagg creates);
 // - batch-column: on servers without tokens (Debian's 18.16) the table flowagg creates has a column with
 //   each row's batch id; before a batch that may already be in (the first of each partition since start,
-//   the retry of an insert whose answer was lost) the exporter counts its rows and skips it if present.
+//   a batch re-cut from its recorded range, the retry of an insert whose answer was lost) the exporter
+//   counts its rows and skips it if present.
 //   One insert of one batch is one block, which ClickHouse writes atomically.
 // - none: a table created by someone else on such a server; the runner counts those records in
 //   flowagg_export_redelivered_records_total.
@@ -71,7 +72,7 @@ export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHo
   const scanned = new ScannedRecord();
 
   async function alreadyInserted(batch: ExportBatch, partitionKey: string): Promise<boolean> {
-    if (deduplication !== 'batch-column' || (settled.has(partitionKey) && !uncertain.has(batch.id))) return false;
+    if (deduplication !== 'batch-column' || (settled.has(partitionKey) && !uncertain.has(batch.id) && batch.recut !== true)) return false;
     try {
       return await server().hasBatch(batch.id);
     } catch (err) {
