@@ -3,7 +3,7 @@
 // ended, and the latency from the Agent's send to the collector's receipt.
 import type { BenchResult } from '../types.js';
 import { ACTIVE_S, type PhaseRun } from './phase.js';
-import { quantile } from './receipts.js';
+import { quantile } from '../../lib/testing/quantile.js';
 
 export interface PhaseFigures {
   readonly takenPerSecond: number;

@@ -3,7 +3,7 @@
 // 5-s windows of receipts, the lag in front of each stage, and the process tree's resident memory.
 import { plotPanels } from '../../integration-tests/harness/gnuplot.js';
 import type { PhaseRun } from './phase.js';
-import { quantile } from './receipts.js';
+import { quantile } from '../../lib/testing/quantile.js';
 
 const WINDOW_S = 5;
 /** Rates over this many samples (seconds): the exporter delivers in batches up to a second apart, which one second's rate turns into a comb. */

@@ -45,10 +45,3 @@ function grow<T extends Float64Array | Uint32Array>(a: T): T {
   b.set(a);
   return b;
 }
-
-/** The q-quantile (0..1) of the values, NaN when there are none. */
-export function quantile(values: ArrayLike<number>, q: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = Float64Array.from(values).sort();
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * q) - 1))]!;
-}

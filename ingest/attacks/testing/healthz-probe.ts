@@ -9,6 +9,7 @@
 //   node --import tsx healthz-probe.ts <port> <intervalMs>
 import { request } from 'node:http';
 import { createInterface } from 'node:readline';
+import { quantile } from '../../../lib/testing/quantile.js';
 
 const [port, intervalMs] = [Number(process.argv[2]), Number(process.argv[3] ?? 20)];
 const latencies: number[] = [];
@@ -54,7 +55,6 @@ while (!stopping) {
   burn(2);
   await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
 }
-const sorted = [...latencies].sort((a, b) => a - b);
-const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? NaN;
+const p99 = quantile(latencies, 0.99);
 const slowdown = [...slowdowns].sort((a, b) => a - b)[Math.floor(slowdowns.length / 2)] ?? 1;
-process.stdout.write(`${JSON.stringify({ count: sorted.length, p99, max: sorted.at(-1) ?? NaN, failures, slowdown })}\n`);
+process.stdout.write(`${JSON.stringify({ count: latencies.length, p99, max: latencies.length === 0 ? NaN : latencies.reduce((a, b) => Math.max(a, b)), failures, slowdown })}\n`);

@@ -7,6 +7,7 @@ import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { metricValue } from '../../../ingest/attacks/testing/harness.js';
 import type { MessageLog } from '../../../lib/log/types.js';
+import { quantile } from '../../../lib/testing/quantile.js';
 import type { Deployment, Topics } from './deployment.js';
 
 export interface ServiceSample {
@@ -45,12 +46,6 @@ async function topicBytes(dataDir: string, topic: string): Promise<number> {
     for (const file of await readdir(join(dataDir, entry))) total += (await stat(join(dataDir, entry, file)).catch(() => ({ blocks: 0 }))).blocks * 512;
   }
   return total;
-}
-
-function p99(values: number[]): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
 }
 
 /** The lines appended to a file since the last call (a partial last line waits for the next). */
@@ -106,7 +101,7 @@ export class SoakSampler {
       services,
       rawLag: await lag(d.processorGroup, 'flowsRaw'),
       processedLag: await lag('flowagg-export-flowlog', 'flowsProcessed'),
-      latencyP99: p99(latencies),
+      latencyP99: quantile(latencies, 0.99),
       disk: {
         raw: await topicBytes(this.dataDir, d.topics.flowsRaw),
         processed: await topicBytes(this.dataDir, d.topics.flowsProcessed),
