@@ -4,15 +4,13 @@
 // (drain.ts: every exporter group committed past the last record of flows.processed). Lags seen over the
 // API cannot tell that alone: they count up to the partition's end, transaction markers included. When
 // something was still in flight, `flowagg run` is started again to finish it.
+import { metricValue } from '../../../ingest/attacks/testing/harness.js';
 import { readLogApi, remoteAdmin } from '../../../lib/log/admin-api.js';
 import { type EmbeddedLog, openEmbeddedLog } from '../../../lib/log/embedded/index.js';
 import { until } from '../../../lib/testing/until.js';
 import { RAW_PARTITIONS } from './config.js';
 import { EXPORT_GROUPS, RecordTail, allRunning, lagOn, leftInFlight } from './drain.js';
 import { type EmbeddedDeployment, stopRun } from './embedded-deployment.js';
-
-/** The sum of a metric's series in a Prometheus exposition. */
-const metricSum = (text: string, name: string) => text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)).reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
 
 /** Resolves once the run looked drained three times in a row, a second apart. */
 async function quiet(d: EmbeddedDeployment, timeoutMs: number): Promise<void> {
@@ -23,7 +21,7 @@ async function quiet(d: EmbeddedDeployment, timeoutMs: number): Promise<void> {
     if (api === undefined) throw new Error('no .api.json in the log directory');
     const admin = remoteAdmin(api, 5000);
     const flows = (JSON.parse(await d.run.get('/recordmetrics')) as { numFlows: number }).numFlows;
-    const retrying = metricSum(await d.run.get('/metrics'), 'flowagg_export_retrying_partitions');
+    const retrying = metricValue(await d.run.get('/metrics'), 'flowagg_export_retrying_partitions');
     const rawLag = await lagOn({ admin: () => admin }, d.processorGroup, d.topics.flowsRaw);
     const exportLags = JSON.stringify(await Promise.all(EXPORT_GROUPS.map((g) => lagOn({ admin: () => admin }, g, d.topics.flowsProcessed))));
     held = flows === 0 && retrying === 0 && rawLag <= 3 * RAW_PARTITIONS && exportLags === last ? held + 1 : 0;
