@@ -11,18 +11,18 @@ import type { Counter } from 'prom-client';
 import { counterTotal } from '../lib/telemetry/metrics.js';
 import type { Ingest } from '../ingest/index.js';
 import { ingestMetrics } from '../ingest/metrics.js';
-import type { Processor } from '../processor/index.js';
+import type { RunningProcessors } from './processors.js';
 import { processorMetrics } from '../processor/metrics.js';
 import { exportMetrics } from '../exporters/metrics.js';
 import type { ExportRunner } from '../exporters/runner.js';
 
 export interface RecordMetricsSources {
   readonly ingest: Ingest | undefined;
-  readonly processor: Processor | undefined;
+  readonly processors: RunningProcessors | undefined;
   readonly runners: readonly ExportRunner[];
 }
 
-export async function recordMetrics({ ingest, processor, runners }: RecordMetricsSources) {
+export async function recordMetrics({ ingest, processors: processor, runners }: RecordMetricsSources) {
   const kinds = new Set(runners.map((r) => r.kind));
   const delivered = await Promise.all(runners.map((r) => counterTotal(exportMetrics.records, { exporter: r.kind })));
   const processed = processor === undefined ? undefined : await counterTotal(processorMetrics.records);
@@ -34,7 +34,7 @@ export async function recordMetrics({ ingest, processor, runners }: RecordMetric
   return {
     numRecordsExported: processor !== undefined ? await counterTotal(processorMetrics.outputs) : Math.max(0, ...delivered),
     numRecordsReceived: ingest !== undefined ? await counterTotal(ingestMetrics.records) : (processed ?? 0),
-    numFlows: processor?.stats().flows ?? 0,
+    numFlows: (await processor?.flows()) ?? 0,
     numConnToCollector: s === undefined ? 0 : s.streamSessions + s.udpExporters,
     numRecordsWritten: await ingestCount(ingestMetrics.written),
     numRecordsDropped: dropped,

@@ -16,8 +16,6 @@ import { TelemetryServer } from '../lib/telemetry/http.js';
 import { type RunningApiServer, startApiServer } from '../lib/apiserver/start.js';
 import { serveAntreaRoutes } from '../lib/apiserver/routes.js';
 import { componentLogger } from '../lib/telemetry/logger.js';
-import { openMetadataSource } from '../lib/k8s/index.js';
-import type { MetadataSource } from '../lib/k8s/metadata.js';
 import type { LogConfig } from '../lib/log/config.js';
 import { supervisionPolicy } from '../lib/service/config.js';
 import { Supervisor } from '../lib/service/supervisor.js';
@@ -25,8 +23,6 @@ import { ServiceStack } from '../lib/service/stack.js';
 import { listenForStop } from './cli/stop-signals.js';
 import type { Service } from '../lib/service/service.js';
 import { createIngest } from '../ingest/index.js';
-import { flowRecords, flowRecordsFilter } from '../processor/api.js';
-import { createProcessor, type Processor } from '../processor/index.js';
 import { EXPORTER_MODULES } from './exporters/index.js';
 import { type ExporterModule, findExporter } from './exporters/registry.js';
 import { createExportRunner, type ExportRunner } from '../exporters/runner.js';
@@ -35,6 +31,7 @@ import { type ParsedArgs, stringOption } from './cli/command.js';
 import { startExplorer } from './explorer.js';
 import { type ServiceConfig, serviceConfigSchema } from './service-config.js';
 import { recordMetrics } from './record-metrics.js';
+import { type RunningProcessors, startProcessors } from './processors.js';
 import { programVersion } from './version.js';
 
 export const SERVICE_OPTIONS = {
@@ -113,7 +110,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   };
   const services = new ServiceStack(logger);
   const ingest = opts.ingest === false ? undefined : supervise(() => createIngest(config, { log, framing }));
-  let processor: Supervisor<Processor> | undefined;
+  let processors: RunningProcessors | undefined;
   /** Per exporter module, the runner of its current section (none while it is disabled). */
   const runners = new Map<string, Supervisor<ExportRunner> | undefined>();
   const liveRunners = () => [...runners.values()].flatMap((r) => (r === undefined ? [] : [r.current]));
@@ -125,7 +122,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   let unpublish = () => {};
   if (ingest !== undefined) http.addReadinessCheck('ingest', () => ingest.readiness());
   serveAntreaRoutes(http, programVersion());
-  http.addJsonRoute('/recordmetrics', () => recordMetrics({ ingest: ingest?.current, processor: processor?.current, runners: liveRunners() }));
+  http.addJsonRoute('/recordmetrics', () => recordMetrics({ ingest: ingest?.current, processors, runners: liveRunners() }));
   let flowStream: FlowStream | undefined;
   try {
     // Values of flows.processed framed with a schema registry id (log.valueFormat confluent) decode with it.
@@ -156,30 +153,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
         },
       );
     }
-    if (opts.processor === true) {
-      const metadata: MetadataSource | undefined = await openMetadataSource(config.kubernetes);
-      if (metadata !== undefined) {
-        http.addReadinessCheck('kubernetes', () => metadata.readiness());
-        services.push({ name: 'kubernetes', stop: () => metadata.close() });
-      }
-      const output = await topicValueFraming(config.log, config.log.topics.flowsProcessed, FLOW_RECORD_SCHEMA);
-      // A restarted processor applies the podLabels set live since the start.
-      let podLabels = config.recordContents.podLabels;
-      const running = supervise(() => {
-        const p = createProcessor(config, { log, framing: output, inputFraming: framing, ...(metadata && { metadata }) });
-        p.setPodLabels(podLabels);
-        return p;
-      });
-      processor = running;
-      http.addReadinessCheck('processor', () => running.readiness());
-      http.addJsonRoute('/flowrecords', (url) => flowRecords(running.current, flowRecordsFilter(url)));
-      watcher?.subscribe((c) => c.recordContents.podLabels, (on) => {
-        podLabels = on;
-        running.current.setPodLabels(on);
-      });
-      await metadata?.ready();
-      await services.start(running);
-    }
+    if (opts.processor === true) processors = await startProcessors(config, { log, inputFraming: framing, http, services, supervise, watcher });
     if (opts.explorer === true) await startExplorer(config, { log, http, services, supervise, rawFraming: framing });
     if (ingest !== undefined && config.flowStreamService.enable) {
       flowStream = await services.start(createFlowStream(config, { log }));
@@ -199,7 +173,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
       {
         log: config.log.backend === 'embedded' ? { backend: 'embedded', dir: config.log.embedded.dir } : { backend: 'kafka', brokers: config.log.kafka?.brokers },
         ...(ingest && { collectors: ingest.current.ports }),
-        ...(processor && { processor: config.mode }),
+        ...(processors && { processor: config.mode }),
         ...(flowStream && { flowStreamService: flowStream.port }),
         exporters: liveRunners().map((r) => r.kind),
         ...(opts.explorer === true && { explorer: `${api.url}/` }),

@@ -38,6 +38,11 @@ export const ERROR_CATALOGUE: readonly CatalogueArea[] = [
       },
       FLOWAGG_ERR_EXPORT_STATE: { meaning: 'An export runner or exporter method called in a state that does not allow it.', action: LIFECYCLE_BUG },
       FLOWAGG_ERR_FLOWSTREAM_STATE: { meaning: 'A FlowStreamService method called in a state that does not allow it (start twice, say).', action: LIFECYCLE_BUG },
+      FLOWAGG_ERR_THREAD_STATE: { meaning: 'A method of a service on a worker thread (the processor with processor.threads) called in a state that does not allow it.', action: LIFECYCLE_BUG },
+      FLOWAGG_ERR_THREAD_EXITED: {
+        meaning: "A service's worker thread ended without being stopped (an uncaught error or out of memory in it): the service failed with it; what it had not committed is processed again.",
+        action: 'Its supervisor starts a new thread by itself. If it keeps happening, the log line before it names the error in the thread; set processor.threads: 0 to run the processor in the main thread meanwhile.',
+      },
       FLOWAGG_ERR_EXPLORER_STATE: { meaning: 'A flow explorer method called in a state that does not allow it (start twice, say).', action: LIFECYCLE_BUG },
     },
   },

@@ -12,7 +12,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { SecureContextOptions, TlsOptions } from 'node:tls';
 import { ConnectionAdmission } from '../listeners/admission.js';
 import { apiMetrics } from '../apiserver/metrics.js';
-import { registry } from './metrics.js';
+import { processMetrics } from './metrics.js';
 
 export type ReadinessCheck = () => { ready: boolean; detail?: string };
 export type JsonRoute = (url: URL, req: IncomingMessage) => unknown | Promise<unknown>;
@@ -66,7 +66,10 @@ export class TelemetryServer {
   #guard: RequestGuard | undefined;
 
   constructor() {
-    this.addJsonRoute('/metrics', async () => new Raw(registry.contentType, await registry.metrics()));
+    this.addJsonRoute('/metrics', async () => {
+      const metrics = await processMetrics();
+      return new Raw(metrics.contentType, await metrics.metrics());
+    });
     for (const path of ['/healthz', '/livez']) this.addJsonRoute(path, () => ({ status: 'ok' }));
     this.#add('GET', '/readyz', async () => {
       const r = this.readiness();

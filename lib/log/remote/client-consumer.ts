@@ -1,0 +1,81 @@
+// The consumers of a remote log (client.ts): each made here is a consumer on the owner's log, whose
+// deliveries come back as the owner's calls, answered by this consumer's handlers. The owner awaits
+// each answer, so one batch at a time per partition, backpressure and "a handler that throws gets the
+// batch again" are the owner consumer's own. assignment() is answered here, from what the owner told.
+import { fromWire, type WireError } from '../../thread/wire-error.js';
+import type { Batch, Consumer, ConsumerConfig, ConsumerHandlers, TopicPartition } from '../types.js';
+import { type Handle, OWNER } from './protocol.js';
+
+type Call = (method: string, args: readonly unknown[]) => Promise<unknown>;
+
+interface Entry {
+  handlers: ConsumerHandlers | undefined;
+  assigned: TopicPartition[];
+}
+
+const same = (a: TopicPartition) => (b: TopicPartition) => a.topic === b.topic && a.partition === b.partition;
+
+export class RemoteConsumers {
+  readonly #entries = new Map<Handle, Entry>();
+
+  constructor(private readonly call: Call) {}
+
+  open(config: ConsumerConfig): Consumer {
+    const entry: Entry = { handlers: undefined, assigned: [] };
+    const handle = this.call(OWNER.consumer, [config]).then((h) => {
+      this.#entries.set(h as Handle, entry);
+      return h as Handle;
+    });
+    const call = async (method: string, ...args: unknown[]) => this.call(method, [await handle, ...args]) as Promise<void>;
+    // Fire-and-forget in order; a failure has nobody to tell but the next awaited call, which fails the same way.
+    const post = (method: string, ...args: unknown[]) => void call(method, ...args).catch(() => undefined);
+    return {
+      subscribe: (topics) => call(OWNER.subscribe, topics),
+      run: (handlers) => {
+        entry.handlers = handlers;
+        return call(OWNER.run);
+      },
+      commit: (offsets) => call(OWNER.commitOffsets, offsets),
+      seek: (target) => post(OWNER.seek, target),
+      pause: (tps) => post(OWNER.pause, tps),
+      resume: (tps) => post(OWNER.resume, tps),
+      assignment: () => [...entry.assigned],
+      stop: async () => {
+        await call(OWNER.stop);
+        this.#entries.delete(await handle);
+      },
+    };
+  }
+
+  batch(h: Handle, batch: Batch): Promise<void> {
+    return this.#handlers(h).eachBatch(batch);
+  }
+
+  readonly assign = async (h: Handle, tps: readonly TopicPartition[]): Promise<void> => {
+    const entry = this.#entry(h);
+    entry.assigned.push(...tps.filter((tp) => !entry.assigned.some(same(tp))));
+    await entry.handlers?.onAssign?.(tps);
+  };
+
+  readonly revoke = async (h: Handle, tps: readonly TopicPartition[]): Promise<void> => {
+    const entry = this.#entry(h);
+    entry.assigned = entry.assigned.filter((a) => !tps.some(same(a)));
+    await entry.handlers?.onRevoke?.(tps);
+  };
+
+  readonly failure = (h: Handle, error: WireError): void => {
+    this.#entries.get(h)?.handlers?.onFailure?.(fromWire(error));
+  };
+
+  #entry(h: Handle): Entry {
+    const entry = this.#entries.get(h);
+    if (entry === undefined) throw new Error(`no consumer ${h} in this thread`);
+    return entry;
+  }
+
+  #handlers(h: Handle): ConsumerHandlers {
+    const handlers = this.#entry(h).handlers;
+    if (handlers === undefined) throw new Error(`consumer ${h} is not running`);
+    return handlers;
+  }
+}

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isFlowaggError } from '../errors.js';
+import { rootLogger } from '../telemetry/logger.js';
+import { componentMetrics, counterTotal } from '../telemetry/metrics.js';
+import { until } from '../testing/until.js';
+import { THREAD_EXITED } from './errors.js';
+import { ThreadedService } from './threaded-service.js';
+
+const ENTRY = import.meta.resolve('./testing/counting-service.js');
+const counting = (failStart = false) => new ThreadedService({ name: 'counting', entry: ENTRY, open: () => ({ data: { failStart } }) }, rootLogger);
+// The same counter in this thread: counterTotal reads the process's metrics, every thread's merged.
+const counted = componentMetrics('thread_test').counter('calls_total', 'Calls counted by the test service on its thread');
+
+test('a service on a thread: started and stopped from here, its calls answered, its readiness and metrics seen here', async () => {
+  const service = counting();
+  await service.start();
+  assert.equal(service.state, 'running');
+  assert.equal(await service.call('count', 21), 42);
+  assert.equal(service.readiness().ready, false);
+  await service.call('ready');
+  await until('the thread to say it is ready', () => service.readiness().ready, { timeoutMs: 5000 });
+  counted.inc(1);
+  assert.equal(await counterTotal(counted), 22, 'the thread counted 21, this thread 1');
+  await service.stop();
+  assert.equal(service.state, 'stopped');
+  assert.equal(await counterTotal(counted), 1, 'a stopped thread is no longer scraped');
+  await assert.rejects(service.call('count', 1), (e: unknown) => isFlowaggError(e, 'FLOWAGG_ERR_THREAD_STATE'));
+});
+
+test('a start that fails on the thread rejects here with its code, and ends the thread', async () => {
+  const service = counting(true);
+  await assert.rejects(service.start(), (e: unknown) => isFlowaggError(e, 'FLOWAGG_ERR_TEST_START') && e.retriable && e.context.why === 'test');
+  assert.equal(service.state, 'failed');
+  await service.stop();
+});
+
+test('a failure on the thread, and a thread that dies, fail the service here and tell its listeners', async () => {
+  for (const how of ['fail', 'die'] as const) {
+    const service = counting();
+    const failures: unknown[] = [];
+    service.onFailure((err) => failures.push(err));
+    await service.start();
+    await service.call(how).catch(() => undefined);
+    await until(`the service to fail (${how})`, () => failures.length === 1, { timeoutMs: 5000 });
+    assert.equal(service.state, 'failed');
+    assert.ok(how === 'fail' ? isFlowaggError(failures[0], 'FLOWAGG_ERR_TEST_FAILED') : isFlowaggError(failures[0], THREAD_EXITED), String(failures[0]));
+    await service.stop();
+    assert.equal(service.state, 'stopped');
+  }
+});
