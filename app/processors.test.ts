@@ -10,9 +10,9 @@ const configWith = (yaml: string) => {
   return r.config;
 };
 
-test('processor.threads auto: a core left to the main thread, at least one thread, at most the partitions of flows.raw', () => {
+test('processor.threads auto: none below three cores, then a core left to the main thread, at most the partitions of flows.raw', () => {
   const auto = configWith('{}');
-  assert.deepEqual([1, 2, 3, 5, 16].map((cores) => processorThreads(auto, cores)), [1, 1, 2, 4, 4]);
+  assert.deepEqual([1, 2, 3, 5, 16].map((cores) => processorThreads(auto, cores)), [0, 0, 2, 4, 4]);
   const eight = configWith('log: {topics: {flowsRawPartitions: 8}}');
   assert.deepEqual([2, 16].map((cores) => processorThreads(eight, cores)), [1, 8]);
   assert.equal(processorThreads(configWith('processor: {threads: 0}'), 16), 0, '0: in the main thread');

@@ -41,10 +41,15 @@ interface ProcessorView extends Service {
   stats(): ProcessorStats | Promise<ProcessorStats>;
 }
 
-/** processor.threads: `auto` leaves one core to this thread (the log, ingest, the exporters), and a thread without a partition would idle. */
+/**
+ * processor.threads: `auto` leaves one core to this thread (the log, ingest, the exporters), and a thread
+ * without a partition would idle. Below three cores it is none: on two, a thread cost 18 µs more CPU per
+ * record than it saved (docs/benchmarks.md, "Threads").
+ */
 export function processorThreads(config: ServiceConfig, cores = availableParallelism()): number {
   const { threads } = config.processor;
-  return threads === 'auto' ? Math.min(config.log.topics.flowsRawPartitions, Math.max(1, cores - 1)) : threads;
+  if (threads !== 'auto') return threads;
+  return cores < 3 ? 0 : Math.min(config.log.topics.flowsRawPartitions, cores - 1);
 }
 
 export async function startProcessors(config: ServiceConfig, deps: ProcessorsDeps): Promise<RunningProcessors> {

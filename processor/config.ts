@@ -23,7 +23,7 @@ export const processorSection = z
     sourceIdleTimeout: duration.default(15_000).describe("A source (exporter address and observation domain: an Agent) that sent nothing to a partition for this long (receive time) no longer holds the partition's time back."),
     maxSourcesPerPartition: z.number().int().positive().default(10_000).describe("Sources a partition's clock tracks at once; beyond, the one silent longest is forgotten."),
     maxClockAhead: duration.default(60_000).describe("An export time further than this ahead of when the collector received the record counts as the receive time plus this much: an exporter with a clock far ahead cannot expire a partition's flows early."),
-    threads: z.union([z.literal('auto'), z.number().int().min(0).max(256)]).default('auto').describe("Worker threads the processor runs on, each a member of its group with flows.raw's partitions shared among them: `auto` is one per core but one (the main thread keeps the log, ingest and the exporters), at most the partitions; 0 runs it in the main thread."),
+    threads: z.union([z.literal('auto'), z.number().int().min(0).max(256)]).default('auto').describe("Worker threads the processor runs on, each a member of its group with flows.raw's partitions shared among them: `auto` is none below three cores (measured: a thread costs more than it saves on two), else one per core but one (the main thread keeps the log, ingest and the exporters), at most the partitions; 0 runs it in the main thread."),
     maxFlowsPerPartition: z.number().int().positive().default(1_000_000).describe('Flows held per input partition; when full, the flow due soonest is expired early (exported, counted).'),
   })
   .prefault({});
