@@ -14,7 +14,7 @@ test('processor.threads auto: none below three cores, then a core left to the ma
   const auto = configWith('{}');
   assert.deepEqual([1, 2, 3, 5, 16].map((cores) => processorThreads(auto, cores)), [0, 0, 2, 4, 4]);
   const eight = configWith('log: {topics: {flowsRawPartitions: 8}}');
-  assert.deepEqual([2, 16].map((cores) => processorThreads(eight, cores)), [1, 8]);
+  assert.deepEqual([2, 16].map((cores) => processorThreads(eight, cores)), [0, 8]);
   assert.equal(processorThreads(configWith('processor: {threads: 0}'), 16), 0, '0: in the main thread');
   assert.equal(processorThreads(configWith('processor: {threads: 3}'), 2), 3, 'a number is taken as it is');
 });

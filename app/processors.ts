@@ -43,8 +43,8 @@ interface ProcessorView extends Service {
 
 /**
  * processor.threads: `auto` leaves one core to this thread (the log, ingest, the exporters), and a thread
- * without a partition would idle. Below three cores it is none: on two, a thread cost 18 µs more CPU per
- * record than it saved (docs/benchmarks.md, "Threads").
+ * without a partition would idle. Below three cores it is none: on two, a thread gave no speed-up at 10 %
+ * more CPU per record (docs/benchmarks.md, "Threads").
  */
 export function processorThreads(config: ServiceConfig, cores = availableParallelism()): number {
   const { threads } = config.processor;

@@ -6,9 +6,9 @@ import type { MessagePort } from 'node:worker_threads';
 import { FlowaggError } from '../../errors.js';
 import { type Peer, portPeer } from '../../thread/peer.js';
 import { LOG_CLOSED } from '../errors.js';
-import type { Admin, FetchResult, LogRecord, MessageLog, ProduceRecord, Producer, Reader, RecordMetadata, Transaction, TransactionalProducer } from '../types.js';
+import type { Admin, FetchResult, MessageLog, ProduceRecord, Producer, Reader, RecordMetadata, Transaction, TransactionalProducer } from '../types.js';
 import { RemoteConsumers } from './client-consumer.js';
-import { type PackedRecords, pack, unpack } from './packing.js';
+import { type PackedRecords, pack, transferOf, unpackLogRecords } from './packing.js';
 import { CLIENT, type Handle, OWNER } from './protocol.js';
 
 const ADMIN_METHODS = ['createTopics', 'listTopics', 'fetchTopicOffsets', 'fetchOffsetsByTimestamp', 'listGroups', 'fetchGroupLag', 'resetGroupOffsets'] as const satisfies readonly (keyof Admin)[];
@@ -18,8 +18,8 @@ export function remoteLog(port: MessagePort, backend: MessageLog['backend']): Me
   const closedError = () => closing ?? new FlowaggError(LOG_CLOSED, 'the log owner\'s thread closed the port (it stopped or went away)');
   const consumers = new RemoteConsumers((method, args) => peer.call(method, args));
   const peer: Peer = portPeer(port, {
-    [CLIENT.batch]: (h: Handle, batch: { topic: string; partition: number; highWatermark: number; records: PackedRecords<LogRecord> }) =>
-      consumers.batch(h, { ...batch, records: unpack(batch.records, true) }),
+    [CLIENT.batch]: (h: Handle, batch: { topic: string; partition: number; highWatermark: number; records: PackedRecords }) =>
+      consumers.batch(h, { ...batch, records: unpackLogRecords(batch.records) }),
     [CLIENT.assign]: consumers.assign,
     [CLIENT.revoke]: consumers.revoke,
     [CLIENT.failure]: consumers.failure,
@@ -28,7 +28,7 @@ export function remoteLog(port: MessagePort, backend: MessageLog['backend']): Me
   /** Packed records move to the owner's thread: they are copied once, into the buffer. */
   const sendPacked = <T>(method: string, h: Handle, topic: string, records: readonly ProduceRecord[]) => {
     const packed = pack(records);
-    return peer.call<T>(method, [h, topic, packed], [packed.bytes]);
+    return peer.call<T>(method, [h, topic, packed], transferOf(packed));
   };
   return {
     backend,
@@ -60,8 +60,8 @@ export function remoteLog(port: MessagePort, backend: MessageLog['backend']): Me
       const handle = call<Handle>(OWNER.reader, config);
       return {
         fetch: async (tp, offset, opts) => {
-          const result = await call<Omit<FetchResult, 'records'> & { records: PackedRecords<LogRecord> }>(OWNER.fetch, await handle, tp, offset, opts);
-          return { ...result, records: unpack(result.records, true) };
+          const result = await call<Omit<FetchResult, 'records'> & { records: PackedRecords }>(OWNER.fetch, await handle, tp, offset, opts);
+          return { ...result, records: unpackLogRecords(result.records) };
         },
         close: async () => call(OWNER.closeReader, await handle),
       };

@@ -10,8 +10,8 @@ import { Transferred } from '../../thread/calls.js';
 import { type Peer, portPeer } from '../../thread/peer.js';
 import { toWire } from '../../thread/wire-error.js';
 import { LOG_CLOSED } from '../errors.js';
-import type { Admin, Batch, Consumer, ConsumerConfig, FetchOptions, MessageLog, ProduceRecord, Producer, Reader, ReaderConfig, TopicPartition, TopicPartitionOffset, Transaction, TransactionalProducer } from '../types.js';
-import { type PackedRecords, pack, unpack } from './packing.js';
+import type { Admin, Batch, Consumer, ConsumerConfig, FetchOptions, MessageLog, Producer, Reader, ReaderConfig, TopicPartition, TopicPartitionOffset, Transaction, TransactionalProducer } from '../types.js';
+import { type PackedRecords, pack, transferOf, unpackProduceRecords } from './packing.js';
 import { CLIENT, type Handle, OWNER } from './protocol.js';
 
 export interface ServedLog {
@@ -36,7 +36,6 @@ export function serveLog(log: MessageLog, port: MessagePort): ServedLog {
     if (o?.kind !== kind) throw new FlowaggError(LOG_CLOSED, `no open ${kind} ${h} on this log (closed already)`);
     return o as Extract<Opened, { kind: K }>;
   };
-  const records = (packed: PackedRecords<ProduceRecord>) => unpack(packed, false);
   let released: Promise<void> | undefined;
   // Once the client is gone, its consumers leave the group without telling it (nobody would answer).
   let gone = false;
@@ -65,7 +64,7 @@ export function serveLog(log: MessageLog, port: MessagePort): ServedLog {
   };
   const peer: Peer = portPeer(port, {
     [OWNER.producer]: () => open({ kind: 'producer', producer: log.producer() }),
-    [OWNER.send]: (h: Handle, topic: string, packed: PackedRecords<ProduceRecord>) => get(h, 'producer').producer.send(topic, records(packed)),
+    [OWNER.send]: (h: Handle, topic: string, packed: PackedRecords) => get(h, 'producer').producer.send(topic, unpackProduceRecords(packed)),
     [OWNER.closeProducer]: (h: Handle) => closeOpened(h),
     [OWNER.transactional]: (id: string) => open({ kind: 'transactional', producer: log.transactionalProducer(id) }),
     [OWNER.begin]: async (h: Handle) => {
@@ -73,7 +72,7 @@ export function serveLog(log: MessageLog, port: MessagePort): ServedLog {
       forgetTransactionsOf(h);
       return open({ kind: 'transaction', txn, producer: h, done: false });
     },
-    [OWNER.txnSend]: (h: Handle, topic: string, packed: PackedRecords<ProduceRecord>) => get(h, 'transaction').txn.send(topic, records(packed)),
+    [OWNER.txnSend]: (h: Handle, topic: string, packed: PackedRecords) => get(h, 'transaction').txn.send(topic, unpackProduceRecords(packed)),
     [OWNER.sendOffsets]: (h: Handle, groupId: string, offsets: TopicPartitionOffset[]) => get(h, 'transaction').txn.sendOffsets(groupId, offsets),
     [OWNER.commit]: (h: Handle) => settle(h, (txn) => txn.commit())(),
     [OWNER.abort]: (h: Handle) => settle(h, (txn) => txn.abort())(),
@@ -83,7 +82,7 @@ export function serveLog(log: MessageLog, port: MessagePort): ServedLog {
     [OWNER.run]: (h: Handle) => get(h, 'consumer').consumer.run({
       eachBatch: (batch: Batch) => {
         const packed = pack(batch.records);
-        return peer.call(CLIENT.batch, [h, { ...batch, records: packed }], [packed.bytes]);
+        return peer.call(CLIENT.batch, [h, { ...batch, records: packed }], transferOf(packed));
       },
       onAssign: (tps: readonly TopicPartition[]) => (gone ? undefined : peer.call(CLIENT.assign, [h, tps])),
       onRevoke: (tps: readonly TopicPartition[]) => (gone ? undefined : peer.call(CLIENT.revoke, [h, tps])),
@@ -98,7 +97,7 @@ export function serveLog(log: MessageLog, port: MessagePort): ServedLog {
     [OWNER.fetch]: async (h: Handle, tp: TopicPartition, offset: number, opts: FetchOptions | undefined) => {
       const result = await get(h, 'reader').reader.fetch(tp, offset, opts);
       const packed = pack(result.records);
-      return new Transferred({ ...result, records: packed }, [packed.bytes]);
+      return new Transferred({ ...result, records: packed }, transferOf(packed));
     },
     [OWNER.closeReader]: (h: Handle) => closeOpened(h),
     [OWNER.admin]: (method: keyof Admin, args: unknown[]) => (log.admin()[method] as (...a: unknown[]) => Promise<unknown>)(...args),
