@@ -19,9 +19,9 @@ import { type WireError, fromWire } from './wire-error.js';
 export interface ThreadSpec {
   /** For logs and readiness: `processor-1`. */
   readonly name: string;
-  /** The worker's module (import.meta.resolve('./entry.js')): it calls hostService(). */
+  /** The worker's module (import.meta.resolve('./entry.js')): its main (boot.ts) calls hostService(). */
   readonly entry: string;
-  /** At start: what the thread is given (as workerData.data), and what this thread serves it (a log over a port, say). */
+  /** At start: what the thread's main is given, and what this thread serves it (a log over a port, say). */
   readonly open: () => ThreadResources;
 }
 

@@ -9,7 +9,9 @@
 //      deadlines count from the record's event time (from the partition's, for a late record).
 // Expiry of a flow (its active or inactive deadline passed):
 //   - a half still waiting for its peer spends one retry; past the budget it waits `allowedLatenessMs`
-//     more, then is exported alone (`uncorrelated: export`) or dropped (`drop`, Antrea's behaviour);
+//     more, and until Antrea's retries have passed in receive time too (the peer's source may not have
+//     been seen yet, so it could not hold the clock back), then is exported alone (`uncorrelated:
+//     export`) or dropped (`drop`, Antrea's behaviour);
 //   - an exportable flow with new data is exported (deltas and throughputs reset after);
 //   - past its inactive deadline it lingers `allowedLatenessMs` for late records, then is deleted; else
 //     its next active deadline is set.
@@ -21,7 +23,7 @@ import { FLOW_TYPE_INTER_NODE, flowKeyString, isDenied, isFromSourceNode, needsC
 import { encodeIdentity, encodeKey, encodeSource, encodeStats, encodeWatermark, identityKey, sourceKey, WATERMARK_KEY } from './changelog.js';
 import { type ClockSettings, PartitionClock } from './clock.js';
 import {
-  DIRTY_IDENTITY, DIRTY_STATS, F_ACTIVE, F_INACTIVE, F_SEQ, F_WIDTH, I_EXPORTS, I_WIDTH, SIDE_DESTINATION, SIDE_SOURCE, U_BASE_SIDE, U_DIRTY,
+  DIRTY_IDENTITY, DIRTY_STATS, F_ACTIVE, F_INACTIVE, F_PEER_WAIT, F_SEQ, F_WIDTH, I_EXPORTS, I_WIDTH, SIDE_DESTINATION, SIDE_SOURCE, U_BASE_SIDE, U_DIRTY,
   U_EGRESS_ACTION, U_FLOW_TYPE, U_INGRESS_ACTION, U_LIFECYCLE, U_RETRIES, U_WIDTH,
 } from './columns.js';
 import { decorateFlow } from './decorate.js';
@@ -177,6 +179,8 @@ export class Aggregator {
       f[at + F_SEQ] = this.nextSeq++;
       f[at + F_INACTIVE] = base + Math.max(settings.inactiveMs, correlation ? settings.activeMs : 0);
       f[at + F_ACTIVE] = base + (correlation ? settings.activeMs : settings.exportDelayMs);
+      const received = this.clock.received;
+      f[at + F_PEER_WAIT] = correlation && received > 0 ? received + settings.correlationRetries * settings.activeMs : 0;
       this.counters.created++;
     } else {
       const u = slot * U_WIDTH;
@@ -217,12 +221,17 @@ export class Aggregator {
     const at = slot * F_WIDTH;
     const f = store.f64;
     if (store.u8[u + U_LIFECYCLE] === WAITING) {
-      const retries = ++store.u8[u + U_RETRIES]!;
+      const retries = store.u8[u + U_RETRIES]! + 1;
       const lateness = settings.allowedLatenessMs;
       // Antrea's retries, one active timeout each, then the allowed lateness: the peer may be a slow source's.
       const wait = retries <= settings.correlationRetries ? settings.activeMs : retries === settings.correlationRetries + 1 && lateness > 0 ? lateness : 0;
-      if (!forced && wait > 0) {
-        f[at + F_ACTIVE] = w + wait;
+      // Event time spent, the half still waits out the retries in receive time, an active timeout at a time:
+      // its peer's source may reach the log later than the others (read late, or connected late) with
+      // records far behind the time they made, a source the clock did not know and so could not wait for.
+      const waitsForReceiveTime = wait === 0 && this.clock.received < f[at + F_PEER_WAIT]!;
+      if (!forced && (wait > 0 || waitsForReceiveTime)) {
+        if (wait > 0) store.u8[u + U_RETRIES] = retries;
+        f[at + F_ACTIVE] = w + (wait > 0 ? wait : settings.activeMs);
         f[at + F_INACTIVE] = w + Math.max(wait, settings.inactiveMs);
         store.markDirty(slot, DIRTY_STATS);
         this.schedule(slot, w);

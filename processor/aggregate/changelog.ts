@@ -17,7 +17,7 @@ import { FlowaggError } from '../../lib/errors.js';
 import type { RecordBuffer } from '../../schemas/record-buffer.js';
 import { latin1, utf8 } from '../../schemas/flow-record-scanner.js';
 import { PROCESSOR_STATE_CORRUPT } from '../errors.js';
-import { F_WIDTH, I_INTERNED_END, I_SERVICE_PORT, I_UUID, I_WIDTH, U_DIRTY, U_WIDTH } from './columns.js';
+import { F_PEER_WAIT, F_WIDTH, I_INTERNED_END, I_SERVICE_PORT, I_UUID, I_WIDTH, U_DIRTY, U_WIDTH } from './columns.js';
 import type { FlowStore } from './store.js';
 
 const VERSION = 2;
@@ -29,6 +29,8 @@ const IDENTITY_SUFFIX = 1;
 /** Int32 columns after the interned ones: plain integers, kept as they are. */
 const PLAIN_INTS = I_WIDTH - I_SERVICE_PORT;
 const STATS_LENGTH = 2 + U_WIDTH + 4 * PLAIN_INTS + 8 * F_WIDTH;
+/** A stats record written before the Float64 row's last column (F_PEER_WAIT) was added: that column reads as 0. */
+const STATS_LENGTH_WITHOUT_PEER_WAIT = STATS_LENGTH - 8;
 
 export const WATERMARK_KEY = Buffer.from([0xff, 0x01]);
 const SOURCE_PREFIX = Buffer.from([0xff, 0x02]);
@@ -170,14 +172,15 @@ export function applyChangelogRecord(store: FlowStore, key: Buffer, value: Buffe
   let slot = store.slotOf(flowKey);
   if (slot < 0) slot = store.add(flowKey);
   if (value[1] === KIND_STATS && !identity) {
-    if (value.length !== STATS_LENGTH) throw corrupt(`${value.length} bytes, a stats record has ${STATS_LENGTH}`, key);
+    if (value.length !== STATS_LENGTH && value.length !== STATS_LENGTH_WITHOUT_PEER_WAIT) throw corrupt(`${value.length} bytes, a stats record has ${STATS_LENGTH}`, key);
     let p = 2;
     const u = slot * U_WIDTH;
     for (let c = 0; c < U_WIDTH; c++) store.u8[u + c] = value[p++]!;
     const i = slot * I_WIDTH + I_SERVICE_PORT;
     for (let c = 0; c < PLAIN_INTS; c++, p += 4) store.i32[i + c] = value.readInt32LE(p);
     const f = slot * F_WIDTH;
-    for (let c = 0; c < F_WIDTH; c++, p += 8) store.f64[f + c] = value.readDoubleLE(p);
+    for (let c = 0; p < value.length; c++, p += 8) store.f64[f + c] = value.readDoubleLE(p);
+    if (value.length === STATS_LENGTH_WITHOUT_PEER_WAIT) store.f64[f + F_PEER_WAIT] = 0;
     return { kind: 'stats', flowKey };
   }
   if (value[1] === KIND_IDENTITY && identity) {

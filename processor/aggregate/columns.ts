@@ -38,7 +38,12 @@ export const F_SEQ = F_INACTIVE + 1;
  * Node's own.
  */
 export const F_NODE_END = F_SEQ + 1;
-export const F_WIDTH = F_NODE_END + 2;
+/**
+ * The partition's receive time (ms) until which a half waits for its peer whatever the event time (0: no
+ * such wait). Last in the row: a changelog written before it was added reads as 0 (changelog.ts).
+ */
+export const F_PEER_WAIT = F_NODE_END + 2;
+export const F_WIDTH = F_PEER_WAIT + 1;
 
 export const SIDE_SOURCE = 0;
 export const SIDE_DESTINATION = 1;

@@ -1,7 +1,8 @@
 // The Agents' streams in any interleaving: each Agent's records in its own order, the Agents' merged
 // every which way (one read far faster than another, one entirely before the others), ingest's receive
-// time going on as they arrive. Within the allowed lateness the aggregation gives every flow the same
-// per-Node sums, every two-Node flow correlated, nothing exported alone.
+// time going on as they arrive. Within the allowed lateness, or within Antrea's retries in receive time,
+// the aggregation gives every flow the same per-Node sums, every two-Node flow correlated, nothing
+// exported alone.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
@@ -29,9 +30,12 @@ function interleave(picks: readonly number[]): AgentRecord[] {
   return out;
 }
 
-function run(records: readonly AgentRecord[], receiveStepMs: number): { sums: Map<number, number[]>; ag: Aggregator } {
+/** Node 3's stream after all the others': a source the clock has not seen, its records far behind the partition's time. */
+const lastNodeLast = (): AgentRecord[] => [...byNode.slice(0, 3).flat().sort((a, b) => a.exportTime - b.exportTime), ...byNode[3]!];
+
+function run(records: readonly AgentRecord[], receiveStepMs: number, allowedLatenessMs = 120_000): { sums: Map<number, number[]>; ag: Aggregator } {
   const ag = new Aggregator(
-    aggregatorSettings({ activeMs: 5000, inactiveMs: 10_000, allowedLatenessMs: 120_000, clock: { idleMs: 15_000, maxAheadMs: 3_600_000, maxSources: 100 } }),
+    aggregatorSettings({ activeMs: 5000, inactiveMs: 10_000, allowedLatenessMs, clock: { idleMs: 15_000, maxAheadMs: 3_600_000, maxSources: 100 } }),
     compileOutputEncoder(),
     { metadata: undefined, podLabels: false, includeK8sUIDs: false },
   );
@@ -72,4 +76,18 @@ test('every interleaving of the Agents\' streams gives every flow its exact per-
     assert.equal(ag.counters.correlated, twoNode, 'every two-Node flow correlated once');
     assert.deepEqual([ag.counters.uncorrelatedExported, ag.counters.stale], [0, 0]);
   }), { numRuns: 40, seed: 20261201, examples: [[[], 0], [[0], 0], [[3], 200]] });
+});
+
+test('a source first read after the others ran ahead finds its peers waiting, within the retries in receive time', () => {
+  const span = byNode[3]!.at(-1)!.exportTime - byNode[3]![0]!.exportTime;
+  assert.ok(span > 10, `Node 3's stream spans ${span} s of event time, more than the retries' 10 s`);
+  // 1 ms between records: the whole input within the retries' 10 s of receive time, no lateness allowed.
+  const { ag } = run(lastNodeLast(), 1, 0);
+  const twoNode = [...Array(w.flowCount).keys()].filter((i) => w.flow(i).reporters.some((x) => x.node.index === 3) && w.flow(i).reporters.length === 2).length;
+  assert.ok(twoNode > 0);
+  assert.ok(ag.counters.late > 0, 'Node 3\'s records came behind the partition\'s time');
+  assert.equal(ag.counters.uncorrelatedExported, 0);
+  // Read 100 ms apart, Node 3's first record comes long after its peers' retries ran out in receive time too.
+  const slow = run(lastNodeLast(), 100, 0).ag;
+  assert.ok(slow.counters.uncorrelatedExported >= twoNode, `${slow.counters.uncorrelatedExported} halves exported alone, ${twoNode} flows with Node 3`);
 });

@@ -1,17 +1,15 @@
 // A processor on a worker thread (threaded-processor.ts starts it): the processor of one thread, on the
 // owner's message log through a port, with Kubernetes metadata of its own (informers are per thread, as
 // they are per process when the processor is scaled out).
-import { workerData } from 'node:worker_threads';
 import { openMetadataSource } from '../../lib/k8s/index.js';
 import { remoteLog } from '../../lib/log/remote/client.js';
+import type { ThreadMain } from '../../lib/thread/boot.js';
 import { hostService } from '../../lib/thread/service-host.js';
 import { type FlowRecordsFilter, flowRecords } from '../api.js';
 import { createProcessor } from '../index.js';
 import { PROCESSOR_CALLS, type ProcessorThreadData } from './data.js';
 
-const data = (workerData as { data: ProcessorThreadData }).data;
-
-hostService(async () => {
+const main: ThreadMain<ProcessorThreadData> = (data) => hostService(async () => {
   const log = remoteLog(data.log, data.config.log.backend);
   const metadata = await openMetadataSource(data.config.kubernetes);
   await metadata?.ready();
@@ -30,3 +28,4 @@ hostService(async () => {
     },
   };
 });
+export default main;

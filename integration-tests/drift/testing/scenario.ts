@@ -1,6 +1,6 @@
 // One drift scenario end to end: a fresh `flowagg run`, the workload's Agents sending per their scripts
 // (judged flows, then filler long enough for every judged flow's deadlines to pass in event time, and in
-// wall time for a source gone for good to be seen idle), the run settled, and the verdict on the flow log.
+// wall time for its retries to pass in receive time and a source gone for good to be seen idle), the run settled, and the verdict on the flow log.
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { agentStreams } from './agent-streams.js';
 import { settled, startDriftRun, uncorrelatedCount } from './drift-run.js';
 import { judge, type Verdict } from './judge.js';
 import { type AgentScript, sendStreams, type SendResult } from './sender.js';
-import { IDLE_WALL_S, SETTLE_AGENT_S } from './time-model.js';
+import { IDLE_WALL_S, PEER_WAIT_WALL_S, SETTLE_AGENT_S } from './time-model.js';
 
 const NODES = 6;
 export const JUDGED_FLOWS = 2000;
@@ -61,7 +61,8 @@ export async function runScenario(t: TestContext, o: ScenarioOptions): Promise<S
   const stops = [...(scripts?.entries() ?? [])].filter(([, s]) => s.stopsAt !== undefined);
   // Unpaced, the Agents' time does not follow the wall clock: an Agent that stops is not given wall time to be seen idle.
   const speed = o.speed === 'unpaced' ? 0 : o.speed;
-  const fillerUntil = Math.max(judgedEnd(w, scripts) + SETTLE_AGENT_S, ...stops.map(([, s]) => s.stopsAt! + speed * IDLE_WALL_S));
+  const end = judgedEnd(w, scripts);
+  const fillerUntil = Math.max(end + SETTLE_AGENT_S, end + speed * PEER_WAIT_WALL_S, ...stops.map(([, s]) => s.stopsAt! + speed * IDLE_WALL_S));
   const streams = agentStreams(w, { fillerUntil, fillerFlows: FILLER_FLOWS, ...(o.clockOffset && { clockOffset: o.clockOffset }), withoutFiller: new Set(stops.map(([i]) => i)) });
   const sent = await sendStreams(w, streams, { port: run.tcpPort, speed: o.speed, ...(scripts && { scripts }) });
   assert.equal(sent.lost, 0, 'no record lost in transit');

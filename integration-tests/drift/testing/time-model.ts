@@ -23,6 +23,12 @@ const EXPORT_DELAY_S = 1;
  */
 export const SETTLE_AGENT_S = 2 * (INACTIVE_TIMEOUT_S + CORRELATION_RETRIES * ACTIVE_TIMEOUT_S + EXPORT_DELAY_S) + ALLOWED_LATENESS_S;
 
+/**
+ * Wall time after a half's creation by which its retries have passed in receive time too (the processor
+ * waits them out in both times), with a margin: the senders go on this long after the judged flows.
+ */
+export const PEER_WAIT_WALL_S = CORRELATION_RETRIES * ACTIVE_TIMEOUT_S + 2 * EXPORT_DELAY_S;
+
 /** Wall time the other Agents go on sending after one went away for good, so that it is seen idle. */
 export const IDLE_WALL_S = 2 * SOURCE_IDLE_TIMEOUT_S;
 

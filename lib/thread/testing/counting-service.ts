@@ -1,16 +1,14 @@
 // A service for threaded-service.test.ts, on a worker thread: it counts calls in a counter of this
 // thread's registry, becomes ready once told, and can make its thread die.
-import { workerData } from 'node:worker_threads';
 import { FlowaggError } from '../../errors.js';
 import { Lifecycle } from '../../service/lifecycle.js';
 import { rootLogger } from '../../telemetry/logger.js';
 import { componentMetrics } from '../../telemetry/metrics.js';
+import type { ThreadMain } from '../boot.js';
 import { hostService } from '../service-host.js';
 
 const counted = componentMetrics('thread_test').counter('calls_total', 'Calls counted by the test service on its thread');
-const { data } = workerData as { data: { readonly failStart: boolean } };
-
-hostService(async () => {
+const main: ThreadMain<{ readonly failStart: boolean }> = (data) => hostService(async () => {
   const lifecycle = new Lifecycle('counting', 'FLOWAGG_ERR_TEST_STATE', rootLogger);
   let ready = false;
   const service = {
@@ -38,3 +36,4 @@ hostService(async () => {
     },
   };
 });
+export default main;

@@ -1,0 +1,43 @@
+// A flow's stats record read back: every column of its rows, from the current layout and from the one
+// before the Float64 row's last column (F_PEER_WAIT) was added, which a running processor.state may hold.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { RecordBuffer } from '../../schemas/record-buffer.js';
+import { applyChangelogRecord, encodeStats } from './changelog.js';
+import { F_PEER_WAIT, F_WIDTH, U_DIRTY, U_WIDTH } from './columns.js';
+import { FlowStore } from './store.js';
+
+/** A flow key without addresses (6 bytes, as the store keys flows of no address family). */
+const KEY = Buffer.from([6, 0, 0x1f, 0x90, 0x01, 0xbb]);
+
+function storedFlow(): { store: FlowStore; slot: number } {
+  const store = new FlowStore();
+  const slot = store.add(KEY.toString('latin1'));
+  for (let c = 0; c < F_WIDTH; c++) store.f64[slot * F_WIDTH + c] = 1000 + c * 0.5;
+  for (let c = 0; c < U_WIDTH; c++) if (c !== U_DIRTY) store.u8[slot * U_WIDTH + c] = c + 1;
+  return { store, slot };
+}
+
+const row = (store: FlowStore, slot: number) => [...store.f64.subarray(slot * F_WIDTH, (slot + 1) * F_WIDTH)];
+
+test('a stats record restores every column of the flow', () => {
+  const { store, slot } = storedFlow();
+  const value = Buffer.from(encodeStats(store, slot, new RecordBuffer()));
+  const restored = new FlowStore();
+  assert.deepEqual(applyChangelogRecord(restored, KEY, value), { kind: 'stats', flowKey: KEY.toString('latin1') });
+  const at = restored.slotOf(KEY.toString('latin1'));
+  assert.deepEqual(row(restored, at), row(store, slot));
+  assert.equal(restored.u8[at * U_WIDTH + 1], 2);
+});
+
+test('a stats record written before F_PEER_WAIT restores with no wait in receive time; any other length is refused', () => {
+  const { store, slot } = storedFlow();
+  const value = Buffer.from(encodeStats(store, slot, new RecordBuffer()));
+  const restored = new FlowStore();
+  applyChangelogRecord(restored, KEY, value.subarray(0, value.length - 8));
+  const at = restored.slotOf(KEY.toString('latin1'));
+  const expected = row(store, slot);
+  expected[F_PEER_WAIT] = 0;
+  assert.deepEqual(row(restored, at), expected);
+  assert.throws(() => applyChangelogRecord(new FlowStore(), KEY, value.subarray(0, value.length - 16)), /bytes, a stats record has/);
+});
