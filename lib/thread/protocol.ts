@@ -9,8 +9,11 @@ export interface Status {
   readonly readiness: Readiness;
 }
 
-/** Answered by the service's thread, beside the service's own calls (HostedService.calls). */
-export const SERVICE_CALLS = { start: 'start', stop: 'stop', metrics: 'metrics' } as const;
+/**
+ * Answered by the service's thread, beside the service's own calls (HostedService.calls): start(log level),
+ * stop(), metrics(), logLevel(level). The thread's logger follows the owner's level (`antctl log-level`).
+ */
+export const SERVICE_CALLS = { start: 'start', stop: 'stop', metrics: 'metrics', logLevel: 'logLevel' } as const;
 
 /** Answered by the owner: status(Status), failed(WireError). */
 export const OWNER_CALLS = { status: 'status', failed: 'failed' } as const;

@@ -4,6 +4,7 @@
 // same object it is in one thread; only its caller is across the port.
 import { parentPort } from 'node:worker_threads';
 import type { Service } from '../service/service.js';
+import { rootLogger } from '../telemetry/logger.js';
 import { registry } from '../telemetry/metrics.js';
 import type { Handlers } from './calls.js';
 import { type Endpoint, Peer } from './peer.js';
@@ -34,7 +35,8 @@ export function hostService(create: () => Promise<HostedService>): void {
   const timer = setInterval(tell, STATUS_INTERVAL_MS);
   // The service's own calls are added once it is made; until then only its lifecycle answers.
   const handlers: Record<string, Handlers[string]> = {
-    [SERVICE_CALLS.start]: async () => {
+    [SERVICE_CALLS.start]: async (level: string) => {
+      rootLogger.level = level;
       const h = await create();
       hosted = h;
       Object.assign(handlers, h.calls);
@@ -55,6 +57,7 @@ export function hostService(create: () => Promise<HostedService>): void {
       }
     },
     [SERVICE_CALLS.metrics]: () => registry.getMetricsAsJSON(),
+    [SERVICE_CALLS.logLevel]: (level: string) => void (rootLogger.level = level),
   };
   const peer = new Peer(parentPort as unknown as Endpoint, handlers, () => new Error('the owner thread is gone'));
 }

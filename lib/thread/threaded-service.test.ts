@@ -49,3 +49,19 @@ test('a failure on the thread, and a thread that dies, fail the service here and
     assert.equal(service.state, 'stopped');
   }
 });
+
+test("the thread logs at this thread's level: the one at its start, and each change after", async () => {
+  const before = rootLogger.level;
+  rootLogger.level = 'error';
+  const service = counting();
+  try {
+    await service.start();
+    assert.equal(await service.call('level'), 'error');
+    rootLogger.level = 'debug';
+    const seen: string[] = [];
+    await until('the thread to log at debug', async () => { seen.push(await service.call<string>('level')); return seen.at(-1) === 'debug'; }, { timeoutMs: 5000 });
+  } finally {
+    rootLogger.level = before;
+    await service.stop();
+  }
+});

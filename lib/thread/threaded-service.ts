@@ -8,7 +8,7 @@ import type { TransferListItem, Worker } from 'node:worker_threads';
 import { FlowaggError, errorMessage } from '../errors.js';
 import { Lifecycle, type Readiness, type ServiceState } from '../service/lifecycle.js';
 import type { Service } from '../service/service.js';
-import type { Logger } from '../telemetry/logger.js';
+import { type Logger, rootLogger } from '../telemetry/logger.js';
 import { type ThreadMetrics, addMetricsSource } from '../telemetry/metrics.js';
 import { startWorker } from './boot.js';
 import { THREAD_EXITED, THREAD_STATE } from './errors.js';
@@ -65,7 +65,12 @@ export class ThreadedService implements Service {
       }, () => exited!);
       this.#worker = worker;
       this.#peer = peer;
+      // The thread logs at this thread's level, changed at run time too (PUT /loglevel). A call that finds
+      // the thread gone fails with it, which its exit reports.
+      const followLevel = (level: string) => void peer.call(SERVICE_CALLS.logLevel, [level]).catch(() => {});
+      rootLogger.on('level-change', followLevel);
       this.#ended = new Promise<void>((resolve) => worker.once('exit', (code) => {
+        rootLogger.off('level-change', followLevel);
         this.#worker = undefined;
         exited = new FlowaggError(THREAD_EXITED, `the thread of ${this.name} ended (exit code ${code})`, { context: { service: this.name, exitCode: code } });
         peer.end();
@@ -75,7 +80,7 @@ export class ThreadedService implements Service {
         void Promise.resolve(released).then(resolve);
       }));
       worker.on('error', (err) => this.#logger.error({ err }, `${this.name}: its thread threw`));
-      await peer.call(SERVICE_CALLS.start);
+      await peer.call(SERVICE_CALLS.start, [rootLogger.level]);
       this.#removeMetrics = addMetricsSource(() => peer.call<ThreadMetrics>(SERVICE_CALLS.metrics));
     }, () => this.#end());
   }
