@@ -50,18 +50,23 @@ test('a failure on the thread, and a thread that dies, fail the service here and
   }
 });
 
-test("the thread logs at this thread's level: the one at its start, and each change after", async () => {
+test("the threads log at this thread's level: the one at their start, and each change after, through one listener", async () => {
   const before = rootLogger.level;
   rootLogger.level = 'error';
-  const service = counting();
+  const services = [counting(), counting()];
   try {
-    await service.start();
-    assert.equal(await service.call('level'), 'error');
+    for (const service of services) await service.start();
+    for (const service of services) assert.equal(await service.call('level'), 'error');
+    // One listener for every thread: past ten on the logger, Node warns of a leak.
+    assert.equal(rootLogger.listenerCount('level-change'), 1);
     rootLogger.level = 'debug';
-    const seen: string[] = [];
-    await until('the thread to log at debug', async () => { seen.push(await service.call<string>('level')); return seen.at(-1) === 'debug'; }, { timeoutMs: 5000 });
+    for (const service of services) {
+      const seen: string[] = [];
+      await until('the thread to log at debug', async () => { seen.push(await service.call<string>('level')); return seen.at(-1) === 'debug'; }, { timeoutMs: 5000 });
+    }
   } finally {
     rootLogger.level = before;
-    await service.stop();
+    for (const service of services) await service.stop();
   }
+  assert.equal(rootLogger.listenerCount('level-change'), 0, 'stopped threads follow no more');
 });

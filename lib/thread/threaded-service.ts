@@ -32,6 +32,21 @@ export interface ThreadResources {
   readonly release?: () => Promise<void>;
 }
 
+/** What each running thread is told when this thread's log level changes; one logger listener serves them all. */
+const levelFollowers = new Set<(level: string) => void>();
+const tellLevel = (level: string) => levelFollowers.forEach((follow) => follow(level));
+
+/** Tells `follow` each change of this thread's log level until the returned function is called. */
+function followLevel(follow: (level: string) => void): () => void {
+  // One listener, not one per thread: past ten, Node warns of a leak (a processor may run 256 threads).
+  if (levelFollowers.size === 0) rootLogger.on('level-change', tellLevel);
+  levelFollowers.add(follow);
+  return () => {
+    levelFollowers.delete(follow);
+    if (levelFollowers.size === 0) rootLogger.off('level-change', tellLevel);
+  };
+}
+
 export class ThreadedService implements Service {
   readonly name: string;
   readonly #spec: ThreadSpec;
@@ -67,10 +82,9 @@ export class ThreadedService implements Service {
       this.#peer = peer;
       // The thread logs at this thread's level, changed at run time too (PUT /loglevel). A call that finds
       // the thread gone fails with it, which its exit reports.
-      const followLevel = (level: string) => void peer.call(SERVICE_CALLS.logLevel, [level]).catch(() => {});
-      rootLogger.on('level-change', followLevel);
+      const unfollow = followLevel((level) => void peer.call(SERVICE_CALLS.logLevel, [level]).catch(() => {}));
       this.#ended = new Promise<void>((resolve) => worker.once('exit', (code) => {
-        rootLogger.off('level-change', followLevel);
+        unfollow();
         this.#worker = undefined;
         exited = new FlowaggError(THREAD_EXITED, `the thread of ${this.name} ended (exit code ${code})`, { context: { service: this.name, exitCode: code } });
         peer.end();

@@ -228,10 +228,10 @@ export class Aggregator {
       // Event time spent, the half still waits out the retries in receive time, an active timeout at a time:
       // its peer's source may reach the log later than the others (read late, or connected late) with
       // records far behind the time they made, a source the clock did not know and so could not wait for.
-      const waitsForReceiveTime = wait === 0 && this.clock.received < f[at + F_PEER_WAIT]!;
-      if (!forced && (wait > 0 || waitsForReceiveTime)) {
+      const next = wait > 0 ? wait : this.clock.received < f[at + F_PEER_WAIT]! ? settings.activeMs : 0;
+      if (!forced && next > 0) {
         if (wait > 0) store.u8[u + U_RETRIES] = retries;
-        f[at + F_ACTIVE] = w + (wait > 0 ? wait : settings.activeMs);
+        f[at + F_ACTIVE] = w + next;
         f[at + F_INACTIVE] = w + Math.max(wait, settings.inactiveMs);
         store.markDirty(slot, DIRTY_STATS);
         this.schedule(slot, w);

@@ -1,6 +1,7 @@
 // One drift scenario end to end: a fresh `flowagg run`, the workload's Agents sending per their scripts
 // (judged flows, then filler long enough for every judged flow's deadlines to pass in event time, and in
-// wall time for its retries to pass in receive time and a source gone for good to be seen idle), the run settled, and the verdict on the flow log.
+// wall time for its retries to pass in receive time and a source gone for good to be seen idle), the run
+// settled, and the verdict on the flow log.
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
