@@ -96,25 +96,46 @@ function sameBytes(buf: Buffer, start: number, a: Buffer): boolean {
   return true;
 }
 
+interface Source {
+  readonly address: Buffer;
+  readonly domain: number;
+  readonly id: string;
+}
+
+/** Sources remembered by SourceIds before it starts over: far more Agents than one partition hears from. */
+const MAX_REMEMBERED_SOURCES = 65_536;
+
 /**
  * The source of records for the partition clock: the exporter's address and observation domain (an Agent),
- * as a string. Consecutive records mostly come from one message, so the last one's is kept.
+ * as a string. Records of many Agents interleave, so ids are remembered by a hash of the address's bytes
+ * and the domain: taking a known source's id allocates nothing.
  */
 export class SourceIds {
-  private last = '';
-  private lastAddress = Buffer.alloc(0);
-  private lastDomain = -1;
+  private readonly byHash = new Map<number, Source[]>();
+  private remembered = 0;
 
   of(r: ScannedRecord): string {
     const start = r.start[R.exporterAddress]!;
     const end = start < 0 ? start : start + r.length[R.exporterAddress]!;
     const domain = r.num0(R.observationDomainId);
-    const a = this.lastAddress;
-    if (domain === this.lastDomain && end - start === a.length && sameBytes(r.buf, start, a)) return this.last;
-    this.lastAddress = start < 0 ? Buffer.alloc(0) : Buffer.from(r.buf.subarray(start, end));
-    this.lastDomain = domain;
-    this.last = `${latin1(this.lastAddress, 0, this.lastAddress.length)}/${domain}`;
-    return this.last;
+    const b = r.buf;
+    let hash = Math.imul(0x811c9dc5 ^ domain, 16777619);
+    for (let i = start; i < end; i++) hash = Math.imul(hash ^ b[i]!, 16777619);
+    let bucket = this.byHash.get(hash);
+    if (bucket !== undefined) {
+      for (const s of bucket) if (s.domain === domain && s.address.length === end - start && sameBytes(b, start, s.address)) return s.id;
+    }
+    if (this.remembered >= MAX_REMEMBERED_SOURCES) {
+      this.byHash.clear();
+      this.remembered = 0;
+      bucket = undefined;
+    }
+    const address = start < 0 ? Buffer.alloc(0) : Buffer.from(b.subarray(start, end));
+    const id = `${latin1(address, 0, address.length)}/${domain}`;
+    if (bucket === undefined) this.byHash.set(hash, (bucket = []));
+    bucket.push({ address, domain, id });
+    this.remembered++;
+    return id;
   }
 }
 
@@ -123,6 +144,11 @@ const keyBytes = Buffer.alloc(FLOW_KEY_MAX_LENGTH);
 
 /** The flow key of a record (schemas/flow-key.ts, FROM_EXTERNAL rewrite included), as a latin1 string. */
 export function flowKeyString(r: ScannedRecord): string {
+  return latin1(keyBytes, 0, writeRecordFlowKey(r, keyBytes));
+}
+
+/** Writes the flow key of a record at the start of `out` (FLOW_KEY_MAX_LENGTH bytes at least); returns its length. */
+export function writeRecordFlowKey(r: ScannedRecord, out: Buffer): number {
   const k = keyInput.reset(r.buf);
   k.sourceIPv4 = r.start[R.sourceIPv4]!;
   k.destinationIPv4 = r.start[R.destinationIPv4]!;
@@ -136,5 +162,5 @@ export function flowKeyString(r: ScannedRecord): string {
   k.proxySnatPort = r.num0(R.proxySnatPort);
   k.flowType = r.num0(R.flowType);
   k.destinationPodNamed = r.hasText(R.destinationPodName);
-  return latin1(keyBytes, 0, writeFlowKey(k, keyBytes, 0));
+  return writeFlowKey(k, out, 0);
 }

@@ -32,7 +32,7 @@ test('records round-trip with their keys, values, timestamps and headers', () =>
   });
   fc.assert(
     fc.property(fc.array(record, { minLength: 1, maxLength: 20 }), fc.integer({ min: 0, max: 2 ** 52 }), (records, base) => {
-      const buf = encodeBatch(records.map((r, i) => ({ ...r, offsetDelta: i })), records.length - 1, NO_PRODUCER);
+      const buf = encodeBatch(records.map((r, i) => ({ ...r, offsetDelta: i })), records.length - 1, NO_PRODUCER, 0);
       setBaseOffset(buf, base);
       assert.equal(batchSizeAt(buf, 0), buf.length);
       assert.ok(batchIsValid(buf, 0, buf.length));
@@ -54,7 +54,7 @@ test('records round-trip with their keys, values, timestamps and headers', () =>
 });
 
 test('the header is Kafka\'s v2 layout: magic 2, batchLength excluding the first 12 bytes, CRC-32C from attributes on', () => {
-  const buf = encodeBatch([{ offsetDelta: 0, timestamp: 1000, key: null, value: Buffer.from('v'), headers: undefined }], 0, { producerId: 42, producerEpoch: 3, transactional: true });
+  const buf = encodeBatch([{ offsetDelta: 0, timestamp: 1000, key: null, value: Buffer.from('v'), headers: undefined }], 0, { producerId: 42, producerEpoch: 3, transactional: true }, 0);
   assert.equal(buf[16], 2);
   assert.equal(buf.readInt32BE(8), buf.length - 12);
   assert.equal(buf.readInt16BE(21) & 0x10, 0x10, 'transactional bit');
@@ -69,12 +69,18 @@ test('the header is Kafka\'s v2 layout: magic 2, batchLength excluding the first
 
 test('decodeRecords honours the offset window and the record limit, keeping compacted offset gaps', () => {
   const records = [0, 2, 5, 9].map((offsetDelta) => ({ offsetDelta, timestamp: 5, key: Buffer.from(`k${offsetDelta}`), value: null, headers: undefined }));
-  const buf = encodeBatch(records, 9, NO_PRODUCER);
+  const buf = encodeBatch(records, 9, NO_PRODUCER, 0);
   setBaseOffset(buf, 100);
   assert.equal(readBatchHeader(buf, 0).lastOffset, 109);
   assert.deepEqual(decode(buf).map((r) => r.offset), [100, 102, 105, 109]);
   assert.deepEqual(decode(buf, 101, 106).map((r) => r.offset), [102, 105]);
   assert.deepEqual(decode(buf, 0, Infinity, 2).map((r) => r.offset), [100, 102]);
+});
+
+test('a record without offset delta or timestamp gets its index and the batch\'s time', () => {
+  const buf = encodeBatch([{ key: null, value: Buffer.from('a') }, { key: null, value: Buffer.from('b'), timestamp: 7 }, { key: null, value: null }], 2, NO_PRODUCER, 1_000);
+  assert.deepEqual(decode(buf).map((r) => [r.offset, r.timestamp]), [[0, 1_000], [1, 7], [2, 1_000]]);
+  assert.equal(readBatchHeader(buf, 0).maxTimestamp, 1_000);
 });
 
 test('control batches carry the commit or abort type', () => {

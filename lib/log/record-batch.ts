@@ -57,13 +57,17 @@ export interface BatchProducer {
 
 export const NO_PRODUCER: BatchProducer = { producerId: -1, producerEpoch: -1, transactional: false };
 
-/** A record to encode, with its offset relative to the batch's base (compaction keeps the original ones). */
+/**
+ * A record to encode. A producer's records are encoded as they were sent (a ProduceRecord is one), so a
+ * send builds no object per record: the offset relative to the batch's base defaults to the record's
+ * index (compaction keeps the original ones), the timestamp to the batch's `now`.
+ */
 export interface EncodableRecord {
-  readonly offsetDelta: number;
-  readonly timestamp: number;
+  readonly offsetDelta?: number;
+  readonly timestamp?: number;
   readonly key: Buffer | null;
   readonly value: Buffer | null;
-  readonly headers: Headers | undefined;
+  readonly headers?: Headers | undefined;
 }
 
 function writeI64(buf: Buffer, pos: number, n: number): void {
@@ -171,19 +175,20 @@ function writeHeaders(buf: Buffer, pos: number, headers: Headers | undefined): n
  * Encodes records into one batch with baseOffset 0 (setBaseOffset assigns it on append).
  * lastOffsetDelta is given explicitly so that a compacted batch keeps the offset range it covered.
  */
-export function encodeBatch(records: readonly EncodableRecord[], lastOffsetDelta: number, producer: BatchProducer, control = false): Buffer {
-  let baseTimestamp = records[0]!.timestamp;
+export function encodeBatch(records: readonly EncodableRecord[], lastOffsetDelta: number, producer: BatchProducer, now: number, control = false): Buffer {
+  let baseTimestamp = records[0]!.timestamp ?? now;
   let maxTimestamp = baseTimestamp;
   for (const r of records) {
-    if (r.timestamp < baseTimestamp) baseTimestamp = r.timestamp;
-    if (r.timestamp > maxTimestamp) maxTimestamp = r.timestamp;
+    const t = r.timestamp ?? now;
+    if (t < baseTimestamp) baseTimestamp = t;
+    if (t > maxTimestamp) maxTimestamp = t;
   }
   const bodySizes = new Array<number>(records.length);
   let total = BATCH_HEADER_SIZE;
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
     const body =
-      1 + varintSize(r.timestamp - baseTimestamp) + varintSize(r.offsetDelta) + bytesSize(r.key) + bytesSize(r.value) + headersBodySize(r.headers);
+      1 + varintSize((r.timestamp ?? now) - baseTimestamp) + varintSize(r.offsetDelta ?? i) + bytesSize(r.key) + bytesSize(r.value) + headersBodySize(r.headers);
     bodySizes[i] = body;
     total += varintSize(body) + body;
   }
@@ -205,8 +210,8 @@ export function encodeBatch(records: readonly EncodableRecord[], lastOffsetDelta
     const r = records[i]!;
     pos = writeVarint(buf, pos, bodySizes[i]!);
     buf[pos++] = 0;
-    pos = writeVarint(buf, pos, r.timestamp - baseTimestamp);
-    pos = writeVarint(buf, pos, r.offsetDelta);
+    pos = writeVarint(buf, pos, (r.timestamp ?? now) - baseTimestamp);
+    pos = writeVarint(buf, pos, r.offsetDelta ?? i);
     pos = writeBytes(buf, pos, r.key);
     pos = writeBytes(buf, pos, r.value);
     pos = writeHeaders(buf, pos, r.headers);
@@ -217,7 +222,7 @@ export function encodeBatch(records: readonly EncodableRecord[], lastOffsetDelta
 
 export function encodeControlBatch(type: ControlType, producer: BatchProducer, timestamp: number): Buffer {
   const key = Buffer.from([0, 0, 0, type === 'commit' ? 1 : 0]);
-  return encodeBatch([{ offsetDelta: 0, timestamp, key, value: null, headers: undefined }], 0, producer, true);
+  return encodeBatch([{ key, value: null }], 0, producer, timestamp, true);
 }
 
 export function batchMaxTimestamp(batch: Buffer): number {

@@ -16,10 +16,11 @@
 //   - past its inactive deadline it lingers `allowedLatenessMs` for late records, then is deleted; else
 //     its next active deadline is set.
 import type { ProduceRecord } from '../../lib/log/types.js';
+import { FLOW_KEY_MAX_LENGTH } from '../../schemas/flow-key.js';
+import { latin1, type ScannedRecord } from '../../schemas/flow-record-scanner.js';
 import { RecordBuffer } from '../../schemas/record-buffer.js';
-import type { ScannedRecord } from '../../schemas/flow-record-scanner.js';
 import type { MetadataOptions } from '../metadata-fill.js';
-import { FLOW_TYPE_INTER_NODE, flowKeyString, isDenied, isFromSourceNode, needsCorrelation, R, SourceIds } from '../record-input.js';
+import { FLOW_TYPE_INTER_NODE, isDenied, isFromSourceNode, needsCorrelation, R, SourceIds, writeRecordFlowKey } from '../record-input.js';
 import { encodeIdentity, encodeKey, encodeSource, encodeStats, encodeWatermark, identityKey, sourceKey, WATERMARK_KEY } from './changelog.js';
 import { type ClockSettings, PartitionClock } from './clock.js';
 import {
@@ -89,6 +90,8 @@ export class Aggregator {
   private tombstones: Buffer[] = [];
   private readonly outputBuffer = new RecordBuffer();
   private readonly changelogBuffer = new RecordBuffer();
+  /** The flow key of the record being added. */
+  private readonly keyBytes = Buffer.alloc(FLOW_KEY_MAX_LENGTH);
 
   constructor(
     private readonly settings: AggregatorSettings,
@@ -153,7 +156,7 @@ export class Aggregator {
       return;
     }
     this.counters.records++;
-    const key = flowKeyString(r);
+    const keyLength = writeRecordFlowKey(r, this.keyBytes);
     const correlation = needsCorrelation(r);
     const side = isFromSourceNode(r) ? SIDE_SOURCE : SIDE_DESTINATION;
     const own = correlation ? (side === SIDE_SOURCE ? SOURCE_ONLY : DESTINATION_ONLY) : BOTH_SIDES;
@@ -161,11 +164,11 @@ export class Aggregator {
     const w = this.clock.now;
     if (this.clock.isLate(t)) this.counters.late++;
     const base = t > w ? t : w;
-    let slot = store.slotOf(key);
+    let slot = store.slotOfBytes(this.keyBytes, keyLength);
     const created = slot < 0;
     if (created) {
       if (store.size >= settings.maxFlows) this.evict();
-      slot = store.add(key);
+      slot = store.add(latin1(this.keyBytes, 0, keyLength));
     }
     // Read after add(), which may have grown (replaced) the store's arrays.
     const f = store.f64;

@@ -1,10 +1,11 @@
 // The flow store of one input partition: every flow's state in three typed-array rows (columns.ts)
-// indexed by a slot number, the flow key → slot index in one Map keyed by the key's bytes as a latin1
-// string (6 to 38 characters), freed slots reused, capacity doubled when full. No object per flow: at a
+// indexed by a slot number, each flow's key (its bytes as a latin1 string, 6 to 38 characters) found by
+// the key index (key-index.ts), freed slots reused, capacity doubled when full. No object per flow: at a
 // million flows the store holds about 530 bytes per flow, interned strings included (npm run bench --
 // processor).
 import { EMPTY_ID, StringPool } from './intern.js';
 import { F_WIDTH, I_INTERNED_END, I_WIDTH, U_DIRTY, U_WIDTH } from './columns.js';
+import { KeyIndex, keyHash } from './key-index.js';
 
 const INITIAL_CAPACITY = 1024;
 
@@ -15,7 +16,9 @@ export class FlowStore {
   /** Slot → flow key (latin1 of the key bytes); '' for a free slot. */
   keys: string[];
   readonly pool = new StringPool();
-  private readonly index = new Map<string, number>();
+  private readonly index: KeyIndex;
+  /** A key string's bytes, for lookups by string (restore). */
+  private readonly scratch = Buffer.alloc(64);
   private dirty: number[] = [];
   private freeSlots: Int32Array;
   private freeCount = 0;
@@ -30,6 +33,7 @@ export class FlowStore {
     this.u8 = new Uint8Array(capacity * U_WIDTH);
     this.keys = new Array<string>(capacity).fill('');
     this.freeSlots = new Int32Array(capacity);
+    this.index = new KeyIndex(capacity, () => this.keys);
   }
 
   get size(): number {
@@ -47,7 +51,13 @@ export class FlowStore {
 
   /** The slot of a flow key, or -1. */
   slotOf(key: string): number {
-    return this.index.get(key) ?? -1;
+    const length = this.scratch.write(key, 'latin1');
+    return this.slotOfBytes(this.scratch, length);
+  }
+
+  /** The slot of the flow key in buf[0, length), or -1: a record's key is found without a string. */
+  slotOfBytes(buf: Uint8Array, length: number): number {
+    return this.index.find(buf, length, keyHash(buf, length));
   }
 
   /** A zeroed slot for a new flow key (not already in the store). */
@@ -59,7 +69,8 @@ export class FlowStore {
       slot = this.used++;
     }
     this.keys[slot] = key;
-    this.index.set(key, slot);
+    const length = this.scratch.write(key, 'latin1');
+    this.index.insert(slot, keyHash(this.scratch, length));
     return slot;
   }
 
@@ -70,7 +81,7 @@ export class FlowStore {
     this.i32.fill(0, i, i + I_WIDTH);
     this.f64.fill(0, slot * F_WIDTH, (slot + 1) * F_WIDTH);
     this.u8.fill(0, slot * U_WIDTH, (slot + 1) * U_WIDTH);
-    this.index.delete(this.keys[slot]!);
+    this.index.delete(slot);
     this.keys[slot] = '';
     this.freeSlots[this.freeCount++] = slot;
   }
@@ -113,9 +124,10 @@ export class FlowStore {
     return dirty;
   }
 
-  /** Every occupied slot, in the order the flows were added. */
+  /** Every occupied slot, in slot order. */
   *slots(): IterableIterator<number> {
-    for (const slot of this.index.values()) yield slot;
+    const keys = this.keys;
+    for (let slot = 0; slot < this.used; slot++) if (keys[slot] !== '') yield slot;
   }
 
   private grow(): void {
@@ -132,6 +144,7 @@ export class FlowStore {
     const keys = this.keys;
     keys.length = capacity;
     keys.fill('', this.used);
+    this.index.grow(capacity, this.slots());
     this.onGrow(capacity);
   }
 }

@@ -79,7 +79,7 @@ export async function compactPartition(log: PartitionLog, now: number, tombstone
 
 async function rewriteSegment(log: PartitionLog, seg: Segment, batches: readonly CleanedBatch[], indexIntervalBytes: number): Promise<void> {
   const encoded = batches.map((b) => {
-    const buf = encodeBatch(b.records, b.lastOffsetDelta, NO_PRODUCER);
+    const buf = encodeBatch(b.records, b.lastOffsetDelta, NO_PRODUCER, 0);
     setBaseOffset(buf, b.baseOffset);
     return buf;
   });

@@ -1,7 +1,7 @@
 // Appending to and reading back the log's own internal partitions (committed offsets, transaction
 // state): small JSON-or-binary records that are always written durably and folded in order on open.
 import type { LogRecord } from '../types.js';
-import { type EncodableRecord, NO_PRODUCER, encodeBatch } from '../record-batch.js';
+import { NO_PRODUCER, encodeBatch } from '../record-batch.js';
 import type { PartitionLog } from './partition-log.js';
 
 export interface KeyedValue {
@@ -12,9 +12,7 @@ export interface KeyedValue {
 /** Appends the entries as one batch and resolves once they are acknowledged. */
 export async function appendInternal(log: PartitionLog, entries: readonly KeyedValue[]): Promise<void> {
   if (entries.length === 0) return;
-  const now = Date.now();
-  const records = entries.map((e, i): EncodableRecord => ({ offsetDelta: i, timestamp: now, key: e.key, value: e.value, headers: undefined }));
-  await log.append(encodeBatch(records, records.length - 1, NO_PRODUCER), { producerId: -1, transactional: false, recordsCount: records.length }).acknowledged;
+  await log.append(encodeBatch(entries, entries.length - 1, NO_PRODUCER, Date.now()), { producerId: -1, transactional: false, recordsCount: entries.length }).acknowledged;
 }
 
 /** Every record of the partition, oldest first. */

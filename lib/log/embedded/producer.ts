@@ -5,7 +5,7 @@ import { FlowaggError } from '../../errors.js';
 import { LOG_CLOSED, LOG_INVALID_ARGUMENT, LOG_KEY_REQUIRED } from '../errors.js';
 import { partitionForKey } from '../partitioner.js';
 import type { ProduceRecord, Producer, RecordMetadata } from '../types.js';
-import { type BatchProducer, type EncodableRecord, NO_PRODUCER, encodeBatch } from '../record-batch.js';
+import { type BatchProducer, NO_PRODUCER, encodeBatch } from '../record-batch.js';
 import type { PartitionLog } from './partition-log.js';
 import type { TopicRegistry } from './topics.js';
 
@@ -36,36 +36,60 @@ function checkRecord(topic: string, r: ProduceRecord, i: number, compacted: bool
   }
 }
 
-export function appendRecords(topics: TopicRegistry, topic: string, records: readonly ProduceRecord[], producer: BatchProducer): AppendResult {
+/**
+ * Validates and routes the records, then appends one batch per partition. A send mostly goes to one
+ * partition (a processor's outputs and changelog, ingest's batches by key are the exception), and then
+ * the records are encoded as given: no object per record. Transactions ask for no metadata.
+ */
+export function appendRecords(topics: TopicRegistry, topic: string, records: readonly ProduceRecord[], producer: BatchProducer, withMetadata = true): AppendResult {
   const t = topics.get(topic);
   if (!Array.isArray(records)) throw new FlowaggError(LOG_INVALID_ARGUMENT, `send to "${topic}": records must be an array`, { context: { topic } });
   const count = t.partitions.length;
   const compacted = t.config.cleanupPolicy === 'compact';
   const nullKeyPartition = Math.floor(Math.random() * count);
-  const now = Date.now();
-  const byPartition = new Map<number, { indexes: number[]; records: EncodableRecord[] }>();
+  const routes = new Int32Array(records.length);
+  let single = true;
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
     checkRecord(topic, r, i, compacted);
     const partition = r.partition ?? (r.key === null ? nullKeyPartition : partitionForKey(r.key, count));
-    topics.partition(topic, partition);
-    let group = byPartition.get(partition);
-    if (group === undefined) byPartition.set(partition, (group = { indexes: [], records: [] }));
-    group.records.push({ offsetDelta: group.records.length, timestamp: r.timestamp ?? now, key: r.key, value: r.value, headers: r.headers });
-    group.indexes.push(i);
+    if (i === 0 || partition !== routes[0]) topics.partition(topic, partition);
+    routes[i] = partition;
+    if (partition !== routes[0]) single = false;
   }
-  const metadata = new Array<RecordMetadata>(records.length);
+  const groups = records.length === 0 ? new Map<number, readonly ProduceRecord[]>() : single ? new Map([[routes[0]!, records]]) : groupByPartition(records, routes);
+  const now = Date.now();
+  const metadata: RecordMetadata[] = withMetadata ? new Array<RecordMetadata>(records.length) : [];
+  const next = new Map<number, number>();
   const partitions: PartitionLog[] = [];
   const acks: Promise<void>[] = [];
-  for (const [partition, group] of byPartition) {
+  for (const [partition, group] of groups) {
     const log = t.partitions[partition]!;
-    const batch = encodeBatch(group.records, group.records.length - 1, producer);
-    const { baseOffset, acknowledged } = log.append(batch, { producerId: producer.producerId, transactional: producer.transactional, recordsCount: group.records.length });
-    group.indexes.forEach((index, k) => (metadata[index] = { topic, partition, offset: baseOffset + k }));
+    const { baseOffset, acknowledged } = log.append(encodeBatch(group, group.length - 1, producer, now), { producerId: producer.producerId, transactional: producer.transactional, recordsCount: group.length });
+    next.set(partition, baseOffset);
     partitions.push(log);
     acks.push(acknowledged);
   }
+  if (withMetadata) {
+    for (let i = 0; i < records.length; i++) {
+      const partition = routes[i]!;
+      const offset = next.get(partition)!;
+      next.set(partition, offset + 1);
+      metadata[i] = { topic, partition, offset };
+    }
+  }
   return { metadata, partitions, acknowledged: Promise.all(acks).then(() => undefined) };
+}
+
+/** The records of each partition, in the order sent. */
+function groupByPartition(records: readonly ProduceRecord[], routes: Int32Array): Map<number, ProduceRecord[]> {
+  const groups = new Map<number, ProduceRecord[]>();
+  for (let i = 0; i < records.length; i++) {
+    const group = groups.get(routes[i]!);
+    if (group === undefined) groups.set(routes[i]!, [records[i]!]);
+    else group.push(records[i]!);
+  }
+  return groups;
 }
 
 export class EmbeddedProducer implements Producer {

@@ -231,7 +231,7 @@ class EmbeddedTransaction implements Transaction {
   async send(topic: string, records: readonly ProduceRecord[]): Promise<void> {
     this.owner.checkFenced('send');
     this.machine.guard('send', ['open']);
-    const result = appendRecords(this.coordinator.topics, topic, records, this.producer);
+    const result = appendRecords(this.coordinator.topics, topic, records, this.producer, false);
     for (const p of result.partitions) this.partitions.set(partitionKey(p.topic, p.partition), p);
     this.sends.push(result.acknowledged);
     await result.acknowledged;

@@ -76,7 +76,7 @@ function encodableRecords(p: PartitionData, now: number): EncodableRecord[] | un
 }
 
 function partitionBatch(records: EncodableRecord[], firstSequence: number, producerId: number, producerEpoch: number, transactional: boolean): Buffer {
-  const batch = encodeBatch(records, records.length - 1, { producerId, producerEpoch, transactional });
+  const batch = encodeBatch(records, records.length - 1, { producerId, producerEpoch, transactional }, 0);
   // The embedded log has no idempotence sequence; a Kafka producer's goes in, and the CRC covers it.
   batch.writeInt32BE(firstSequence, BASE_SEQUENCE_AT);
   batch.writeUInt32BE(crc32c(batch.subarray(CRC_START)), CRC_AT);
