@@ -100,7 +100,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   const io = { records: 0, outputs: 0 };
   const taskSettings: TaskSettings = {
     groupId: section.groupId, inputTopic: topics.flowsRaw, outputTopic: topics.flowsProcessed, changelogTopic: topics.processorState,
-    commitRecords: section.commitRecords, commitIntervalMs: section.commitInterval, now,
+    commitRecords: section.commitRecords, commitIntervalMs: section.commitInterval, checkpointIntervalMs: section.checkpointInterval, checkpointRecords: section.checkpointRecords, now,
     onCommitted: (outputs) => void (io.outputs += outputs),
   };
   const workDeps: WorkDeps = { scanner: new FlowRecordScanner(deps.inputFraming?.kind === 'confluent' ? deps.inputFraming.schemaId : undefined), metadata: metadataOptions, framing: deps.framing ?? { kind: 'single-object' }, logger, budget: section.commitRecords };
@@ -165,6 +165,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
       // after its first commit failed finds it past the batches the failed task took. So the consumer is
       // moved in every case, to the earliest offset still in the log when nothing was committed.
       const start = committed ?? (await earliestOffset(partition));
+      let from = start;
       if (work.aggregator !== undefined) {
         const timer = metrics.restoreSeconds.startTimer();
         const restored = await restoreAggregation(reader!, topics.processorState, partition, work.aggregator, logger, now);
@@ -177,10 +178,20 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
         if (restored.inputOffset !== null && restored.inputOffset !== start) {
           logger.warn({ partition, stateOffset: restored.inputOffset, committed, start }, 'the committed input offset is not the one of the saved state (offsets were reset): starting the partition from an empty state');
           work.aggregator.discard();
+        } else if (restored.checkpointOffset !== null && restored.checkpointOffset < start) {
+          // The state is its last checkpoint's: the input after it is read again, its outputs dropped up to those committed.
+          if (restored.checkpointOffset < (await earliestOffset(partition))) {
+            logger.warn({ partition, checkpointOffset: restored.checkpointOffset, start }, "the input since the state's checkpoint is no longer in the log (retention): starting the partition from an empty state");
+            work.aggregator.discard();
+          } else {
+            from = restored.checkpointOffset;
+            metrics.replayedOffsets.inc(start - from);
+            logger.info({ partition, from, to: start }, "reading the input since the state's checkpoint again");
+          }
         }
       }
-      consumer!.seek({ topic: topics.flowsRaw, partition, offset: start });
-      return new PartitionTask(partition, work, producer, first, start, taskSettings, logger);
+      consumer!.seek({ topic: topics.flowsRaw, partition, offset: from });
+      return new PartitionTask(partition, work, producer, first, from, start, taskSettings, logger);
     } catch (err) {
       await producer.close().catch(() => undefined);
       throw err;

@@ -19,6 +19,8 @@ export const processorMetrics = {
   commitFailures: m.counter('commit_failures_total', 'Transactions that failed; the partition is rebuilt from its changelog', ['reason']),
   commitSeconds: m.histogram('commit_seconds', 'Time from the start of a transaction to its commit', [], [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]),
   restoredRecords: m.counter('restored_records_total', 'Changelog records read to restore partitions on assignment'),
+  replayedOffsets: m.counter('replayed_offsets_total', "Input offsets read again after a restore: from the state's checkpoint to the committed offset"),
+  checkpoints: m.counter('checkpoints_total', 'Commits that wrote a checkpoint of the aggregation state (the flows changed since the last one)'),
   restoreSeconds: m.histogram('restore_seconds', 'Time to restore the state of a partition from its changelog', [], [0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]),
   partitions: m.gauge('partitions', 'Input partitions assigned to this instance'),
   flows: m.gauge('flows', 'Flows held in aggregation state'),

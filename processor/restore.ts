@@ -13,8 +13,10 @@ export interface RestoreResult {
   readonly records: number;
   readonly flows: number;
   readonly ms: number;
-  /** The input offset committed with the state restored; null for an empty changelog. */
+  /** The input offset committed with the state restored (by its last commit); null for an empty changelog. */
   readonly inputOffset: number | null;
+  /** The input offset of the state's checkpoint: the input from there to inputOffset is read again. */
+  readonly checkpointOffset: number | null;
 }
 
 export async function restoreAggregation(reader: Reader, topic: string, partition: number, aggregator: Aggregator, logger: Logger, now: () => number = Date.now): Promise<RestoreResult> {
@@ -35,5 +37,5 @@ export async function restoreAggregation(reader: Reader, topic: string, partitio
     }
   }
   state.finish();
-  return { records, flows: aggregator.store.size, ms: now() - started, inputOffset: state.inputOffset };
+  return { records, flows: aggregator.store.size, ms: now() - started, inputOffset: state.inputOffset, checkpointOffset: state.checkpoint?.inputOffset ?? null };
 }

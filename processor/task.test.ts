@@ -25,8 +25,8 @@ test('a commit in flight when the task closes fails: counted, and close() still 
   };
   const producer = { transactionalId: 'task-test', begin: async () => txn, close: async () => {} };
   const work = new ProxyWork({ scanner: new FlowRecordScanner(), metadata: { metadata: undefined, podLabels: false, includeK8sUIDs: false }, framing: { kind: 'single-object' }, logger, budget: 100 });
-  const settings = { groupId: 'g', inputTopic: 'flows.raw', outputTopic: 'flows.processed', changelogTopic: 'processor.state', commitRecords: 1000, commitIntervalMs: 1000, now: Date.now };
-  const task = new PartitionTask(0, work, producer, txn, 0, settings, logger);
+  const settings = { groupId: 'g', inputTopic: 'flows.raw', outputTopic: 'flows.processed', changelogTopic: 'processor.state', commitRecords: 1000, commitIntervalMs: 1000, checkpointIntervalMs: 0, checkpointRecords: 1000, now: Date.now };
+  const task = new PartitionTask(0, work, producer, txn, 0, 0, settings, logger);
   const value = flowRecordValue({ src: '10.0.0.1', dst: '10.0.0.2', sport: 1, dport: 80, proto: 6, start: 990, end: 1000, exportTime: 1000, flowType: 1 });
   await task.processBatch([{ topic: 'flows.raw', partition: 0, offset: 0, key: null, value, timestamp: 0, headers: {} }]);
   await task.commit();

@@ -29,10 +29,14 @@ export interface PartitionWork {
   flush(): boolean;
   /** Output records since the last call. */
   takeOutputs(): ProduceRecord[];
-  /** Changelog records since the last call, for processor.state partition `partition`, committed with input offset `inputOffset`. */
-  takeChangelog(out: ProduceRecord[], partition: number, inputOffset: number): void;
-  /** Records waiting for a commit. */
+  /** A checkpoint of the state for processor.state partition `partition`, committed with input offset `inputOffset` (changelog.ts). */
+  takeCheckpoint(out: ProduceRecord[], partition: number, inputOffset: number): void;
+  /** The progress record of a commit that takes no checkpoint. */
+  takeProgress(out: ProduceRecord[], partition: number, inputOffset: number): void;
+  /** Output records waiting for a commit. */
   readonly pending: number;
+  /** Changelog records waiting for the next checkpoint. */
+  readonly changed: number;
   readonly flows: number;
   /** Input values that were not FlowRecords. */
   readonly badRecords: number;
@@ -89,7 +93,6 @@ export class AggregateWork implements PartitionWork {
   private readonly reportBad: (record: LogRecord, err: unknown) => void;
   private readonly forwarder: Forwarder;
   private readonly unchanged = new ProxyChanges();
-  private passed: ProduceRecord[] = [];
 
   constructor(
     settings: AggregatorSettings,
@@ -118,7 +121,7 @@ export class AggregateWork implements PartitionWork {
     if (isNetflow(r)) {
       // Not an Antrea half: never correlated nor aggregated, and no source of the partition's clock.
       if (this.pending >= this.deps.budget) return false;
-      this.passed.push(this.forwarder.forward(record, r, this.unchanged));
+      ag.passThrough(this.forwarder.forward(record, r, this.unchanged));
       this.passedThrough++;
       return true;
     }
@@ -133,19 +136,23 @@ export class AggregateWork implements PartitionWork {
   }
 
   takeOutputs(): ProduceRecord[] {
-    const out = this.aggregator.takeOutputs();
-    if (this.passed.length === 0) return out;
-    out.push(...this.passed);
-    this.passed = [];
-    return out;
+    return this.aggregator.takeOutputs();
   }
 
-  takeChangelog(out: ProduceRecord[], partition: number, inputOffset: number): void {
-    this.aggregator.takeChangelog(out, partition, inputOffset);
+  takeCheckpoint(out: ProduceRecord[], partition: number, inputOffset: number): void {
+    this.aggregator.takeCheckpoint(out, partition, inputOffset);
+  }
+
+  takeProgress(out: ProduceRecord[], partition: number, inputOffset: number): void {
+    this.aggregator.takeProgress(out, partition, inputOffset);
   }
 
   get pending(): number {
-    return this.aggregator.pending + this.passed.length;
+    return this.aggregator.pending;
+  }
+
+  get changed(): number {
+    return this.aggregator.changed;
   }
 
   get flows(): number {
@@ -192,7 +199,11 @@ export class ProxyWork implements PartitionWork {
     return out;
   }
 
-  takeChangelog(): void {}
+  takeCheckpoint(): void {}
+
+  takeProgress(): void {}
+
+  readonly changed = 0;
 
   get pending(): number {
     return this.outputs.length;

@@ -387,30 +387,43 @@ describe('state through the changelog', () => {
     straight.tick(5000 * 1000);
     straight.expireDue();
     const expected = straight.takeOutputs().map((o) => (o.value as Buffer).toString('hex'));
-    for (const cut of [1, 37, 200, 333, specs.length - 1]) {
-      let ag = aggregator();
-      const changelog: { key: Buffer; value: Buffer | null }[] = [];
-      const outputs: string[] = [];
-      specs.forEach((spec, n) => {
-        const r = scanned(spec);
-        ag.process(r);
-        if (n % 17 === 0 || n === cut) {
+    // A commit every 17 records and at the cut; a checkpoint at every `checkpointEvery`-th commit only, so
+    // that a restore reads the records after the last checkpoint again and drops the outputs committed.
+    for (const checkpointEvery of [1, 3, 1000]) {
+      for (const cut of [1, 37, 200, 333, specs.length - 1]) {
+        let ag = aggregator();
+        const changelog: { key: Buffer; value: Buffer | null }[] = [];
+        const outputs: string[] = [];
+        let commits = 0;
+        let checkpointAt = 0;
+        const commit = (n: number) => {
           const entries: { key: Buffer; value: Buffer | null }[] = [];
-          ag.takeChangelog(entries as never, 0, n + 1);
+          if (commits++ % checkpointEvery === 0) {
+            ag.takeCheckpoint(entries as never, 0, n + 1);
+            checkpointAt = n + 1;
+          } else ag.takeProgress(entries as never, 0, n + 1);
           changelog.push(...entries.map((e) => ({ key: Buffer.from(e.key), value: e.value === null ? null : Buffer.from(e.value) })));
           outputs.push(...ag.takeOutputs().map((o) => (o.value as Buffer).toString('hex')));
+        };
+        for (let n = 0; n < specs.length; n++) {
+          ag.process(scanned(specs[n]!));
+          if (n % 17 === 0 || n === cut) commit(n);
+          if (n === cut) {
+            // A crash after the commit: outputs made since are lost with the process, as they were never committed.
+            ag = aggregator();
+            const restore = new StateRestore(ag);
+            for (const e of changelog) restore.apply(e.key, e.value);
+            restore.finish();
+            assert.equal(restore.inputOffset, cut + 1);
+            assert.equal(restore.checkpoint?.inputOffset, checkpointAt);
+            for (let again = checkpointAt; again <= cut; again++) ag.process(scanned(specs[again]!));
+          }
         }
-        if (n === cut) {
-          ag = aggregator();
-          const restore = new StateRestore(ag);
-          for (const e of changelog) restore.apply(e.key, e.value);
-          restore.finish();
-        }
-      });
-      ag.tick(5000 * 1000);
-      ag.expireDue();
-      outputs.push(...ag.takeOutputs().map((o) => (o.value as Buffer).toString('hex')));
-      assert.deepEqual(outputs, expected, `restored after record ${cut}`);
+        ag.tick(5000 * 1000);
+        ag.expireDue();
+        outputs.push(...ag.takeOutputs().map((o) => (o.value as Buffer).toString('hex')));
+        assert.deepEqual(outputs, expected, `checkpoint every ${checkpointEvery} commits, restored after record ${cut}`);
+      }
     }
     assert.ok(expected.length > 40);
   });
@@ -421,10 +434,10 @@ describe('state through the changelog', () => {
     const flows = ag.flows;
     ag.takeOutputs();
     const first: { key: Buffer; value: Buffer | null }[] = [];
-    ag.takeChangelog(first as never, 0, 200);
+    ag.takeCheckpoint(first as never, 0, 200);
     ag.discard();
     const after: { key: Buffer; value: Buffer | null }[] = [];
-    ag.takeChangelog(after as never, 0, 0);
+    ag.takeCheckpoint(after as never, 0, 0);
     assert.equal(after.filter((e) => e.value === null).length, 2 * flows + 1, 'both keys of every flow, and the one source of the clock');
     assert.deepEqual([ag.flows, ag.takeOutputs().length, ag.watermark], [0, 0, 0]);
   });

@@ -21,7 +21,9 @@ import { latin1, type ScannedRecord } from '../../schemas/flow-record-scanner.js
 import { RecordBuffer } from '../../schemas/record-buffer.js';
 import type { MetadataOptions } from '../metadata-fill.js';
 import { FLOW_TYPE_INTER_NODE, isDenied, isFromSourceNode, needsCorrelation, R, SourceIds, writeRecordFlowKey } from '../record-input.js';
-import { encodeIdentity, encodeKey, encodeSource, encodeStats, encodeWatermark, identityKey, sourceKey, WATERMARK_KEY } from './changelog.js';
+import {
+  type Checkpoint, encodeIdentity, encodeKey, encodeProgress, encodeSource, encodeStats, encodeWatermark, identityKey, PROGRESS_KEY, sourceKey, WATERMARK_KEY,
+} from './changelog.js';
 import { type ClockSettings, PartitionClock } from './clock.js';
 import {
   DIRTY_IDENTITY, DIRTY_STATS, F_ACTIVE, F_INACTIVE, F_PEER_WAIT, F_SEQ, F_WIDTH, I_EXPORTS, I_WIDTH, SIDE_DESTINATION, SIDE_SOURCE, U_BASE_SIDE, U_DIRTY,
@@ -86,6 +88,10 @@ export class Aggregator {
   private readonly sources = new SourceIds();
   private readonly heap: ExpiryHeap;
   private nextSeq = 0;
+  /** Outputs this state made since it started: the ordinal of the next one. */
+  private emitted = 0;
+  /** Outputs before this ordinal are in the output topic already (the input is read again from a checkpoint). */
+  private committedOutputs = 0;
   private outputs: ProduceRecord[] = [];
   private tombstones: Buffer[] = [];
   private readonly outputBuffer = new RecordBuffer();
@@ -105,9 +111,14 @@ export class Aggregator {
     store.onGrow = (capacity) => this.heap.grow(capacity);
   }
 
-  /** Output records, changelog records and tombstones waiting for the next commit. */
+  /** Output records waiting for the next commit. */
   get pending(): number {
-    return this.outputs.length + this.tombstones.length + this.store.dirtyCount;
+    return this.outputs.length;
+  }
+
+  /** Changelog records waiting for the next checkpoint (an upper bound). */
+  get changed(): number {
+    return this.tombstones.length + this.store.dirtyCount;
   }
 
   get flows(): number {
@@ -269,11 +280,20 @@ export class Aggregator {
       if (decorateFlow(store, slot, this.metadata, store.u8[u + U_FLOW_TYPE] === FLOW_TYPE_INTER_NODE && uncorrelated)) store.markDirty(slot, DIRTY_IDENTITY);
     }
     this.encode(store, slot, w, this.outputBuffer);
-    this.outputs.push({ key: keyBuffer(store.keys[slot]!), value: this.outputBuffer.value() });
+    this.emit({ key: keyBuffer(store.keys[slot]!), value: this.outputBuffer.value() });
     store.i32[i + I_EXPORTS]!++;
     resetAfterExport(store, slot);
     store.u8[u + U_LIFECYCLE] = transition(state, ON_EXPORTED);
     this.counters.exported++;
+  }
+
+  /** An output record that goes with the state's outputs, in their order: a NetFlow record passed through. */
+  passThrough(record: ProduceRecord): void {
+    this.emit(record);
+  }
+
+  private emit(record: ProduceRecord): void {
+    if (this.emitted++ >= this.committedOutputs) this.outputs.push(record);
   }
 
   private delete(slot: number): void {
@@ -318,13 +338,13 @@ export class Aggregator {
   }
 
   /**
-   * Appends the changelog since the last call to `out`, for partition `partition` of processor.state:
-   * tombstones first, then one stats and one identity record per flow whose part changed (a flow deleted
-   * and created again in between ends with its new state), then the watermark record, which also holds
-   * `inputOffset`, the input offset committed with this changelog. The clock's sources that changed go
-   * with it (a forgotten one as a tombstone).
+   * Appends a checkpoint to `out`, for partition `partition` of processor.state: what changed since the
+   * last one, tombstones first, then one stats and one identity record per flow whose part changed (a flow
+   * deleted and created again in between ends with its new state), the clock's sources that changed (a
+   * forgotten one as a tombstone), then the watermark record, which holds `inputOffset`, the input offset
+   * committed with it, and the progress record.
    */
-  takeChangelog(out: ProduceRecord[], partition: number, inputOffset: number): void {
+  takeCheckpoint(out: ProduceRecord[], partition: number, inputOffset: number): void {
     for (const key of this.tombstones) out.push({ key, value: null, partition });
     this.tombstones = [];
     const clock = this.clock.takeChanges();
@@ -341,7 +361,14 @@ export class Aggregator {
       if (bits & DIRTY_STATS) out.push({ key: encodeKey(key, false, b), value: encodeStats(store, slot, b), partition });
       if (bits & DIRTY_IDENTITY) out.push({ key: encodeKey(key, true, b), value: encodeIdentity(store, slot, b), partition });
     }
-    out.push({ key: WATERMARK_KEY, value: encodeWatermark(this.clock.now, this.clock.received, this.nextSeq, inputOffset), partition });
+    const checkpoint: Checkpoint = { watermark: this.clock.now, received: this.clock.received, nextSeq: this.nextSeq, inputOffset, outputs: this.emitted };
+    out.push({ key: WATERMARK_KEY, value: encodeWatermark(checkpoint), partition });
+    this.takeProgress(out, partition, inputOffset);
+  }
+
+  /** Appends the progress record of a commit at `inputOffset` to `out`: every output made so far is committed with it or before. */
+  takeProgress(out: ProduceRecord[], partition: number, inputOffset: number): void {
+    out.push({ key: PROGRESS_KEY, value: encodeProgress({ inputOffset, outputs: Math.max(this.emitted, this.committedOutputs) }), partition });
   }
 
   /**
@@ -353,12 +380,21 @@ export class Aggregator {
     for (const slot of [...store.slots()]) this.forget(slot);
     this.clock.reset();
     this.nextSeq = 0;
+    this.emitted = 0;
+    this.committedOutputs = 0;
   }
 
-  /** After a restore filled the store and the clock's sources: the times and sequence back, every flow queued again, nothing dirty. */
-  restored(watermark: number, received: number, nextSeq: number): void {
-    this.clock.restored(watermark, received);
-    this.nextSeq = nextSeq;
+  /**
+   * After a restore filled the store and the clock's sources: the checkpoint's times, sequence and output
+   * count back, every flow queued again, nothing dirty. Outputs below `committedOutputs` (the input after
+   * the checkpoint, read again) are dropped: they were committed before.
+   */
+  restored(checkpoint: Omit<Checkpoint, 'inputOffset'>, committedOutputs: number): void {
+    const { watermark } = checkpoint;
+    this.clock.restored(watermark, checkpoint.received);
+    this.nextSeq = checkpoint.nextSeq;
+    this.emitted = checkpoint.outputs;
+    this.committedOutputs = committedOutputs;
     const { store } = this;
     for (const slot of store.slots()) {
       store.u8[slot * U_WIDTH + U_DIRTY] = 0;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RecordBuffer } from '../../schemas/record-buffer.js';
-import { applyChangelogRecord, encodeStats } from './changelog.js';
+import { applyChangelogRecord, encodeProgress, encodeStats, encodeWatermark, PROGRESS_KEY, WATERMARK_KEY } from './changelog.js';
 import { F_PEER_WAIT, F_WIDTH, U_DIRTY, U_WIDTH } from './columns.js';
 import { FlowStore } from './store.js';
 
@@ -40,4 +40,13 @@ test('a stats record written before F_PEER_WAIT restores with no wait in receive
   expected[F_PEER_WAIT] = 0;
   assert.deepEqual(row(restored, at), expected);
   assert.throws(() => applyChangelogRecord(new FlowStore(), KEY, value.subarray(0, value.length - 16)), /bytes, a stats record has/);
+});
+
+test('the watermark and progress records read back; a watermark written before checkpoints has no outputs counted', () => {
+  const checkpoint = { watermark: 1_700_000_000_123, received: 1_700_000_000_456, nextSeq: 42, inputOffset: 9_001, outputs: 77 };
+  assert.deepEqual(applyChangelogRecord(new FlowStore(), WATERMARK_KEY, encodeWatermark(checkpoint)), { kind: 'watermark', ...checkpoint });
+  assert.deepEqual(applyChangelogRecord(new FlowStore(), WATERMARK_KEY, encodeWatermark(checkpoint).subarray(0, 34)), { kind: 'watermark', ...checkpoint, outputs: 0 });
+  assert.deepEqual(applyChangelogRecord(new FlowStore(), PROGRESS_KEY, encodeProgress({ inputOffset: 12_345, outputs: 99 })), { kind: 'progress', inputOffset: 12_345, outputs: 99 });
+  assert.throws(() => applyChangelogRecord(new FlowStore(), PROGRESS_KEY, encodeWatermark(checkpoint)), /not a progress record/);
+  assert.throws(() => applyChangelogRecord(new FlowStore(), WATERMARK_KEY, encodeProgress({ inputOffset: 1, outputs: 1 })), /not a watermark record/);
 });

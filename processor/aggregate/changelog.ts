@@ -4,11 +4,16 @@
 //
 //   key: flow key               value: 02 01 | Uint8 row | 4 Int32 LE (Service port, SNAT port, source port, exports) | Float64 row LE
 //   key: flow key + 01          value: 02 02 | per interned column, in Avro's encoding: an Avro string (text) or bytes (address, UUID)
-//   key: FF 01                  value: 02 03 | clock Float64 LE | receive clock Float64 LE | next flow sequence Float64 LE | input offset Float64 LE
+//   key: FF 01                  value: 02 03 | clock Float64 LE | receive clock Float64 LE | next flow sequence Float64 LE | input offset Float64 LE | outputs Float64 LE
 //   key: FF 02 + source id      value: 02 04 | its event time Float64 LE | its latest receive time Float64 LE   (clock.ts)
+//   key: FF 03                  value: 02 05 | input offset committed Float64 LE | outputs committed Float64 LE
 //
-// The watermark record is written by every commit, with the input offset committed with it: a restore
-// that finds another committed offset knows the group's offsets were moved (a replay) since.
+// The flows, the sources and the watermark record are a checkpoint: the state as it was at the input
+// offset in the watermark record, written by the commits that take one (processor/task.ts). The progress
+// record (FF 03) is written by every commit, with the input offset committed with it: a restore that finds
+// another committed offset knows the group's offsets were moved (a replay) since; one that finds the
+// checkpoint behind it reads the input again from the checkpoint's offset, and of the outputs that this
+// makes (counted from the start of the state, `outputs`) drops those already committed.
 //
 // A deleted flow gets a tombstone under both its keys, a forgotten source under its key. Restoring reads
 // the partition to its end and applies every record in order (restore.ts). Version 1 (before the clock
@@ -25,6 +30,7 @@ const KIND_STATS = 1;
 const KIND_IDENTITY = 2;
 const KIND_WATERMARK = 3;
 const KIND_SOURCE = 4;
+const KIND_PROGRESS = 5;
 const IDENTITY_SUFFIX = 1;
 /** Int32 columns after the interned ones: plain integers, kept as they are. */
 const PLAIN_INTS = I_WIDTH - I_SERVICE_PORT;
@@ -33,6 +39,7 @@ const STATS_LENGTH = 2 + U_WIDTH + 4 * PLAIN_INTS + 8 * F_WIDTH;
 const STATS_LENGTH_WITHOUT_PEER_WAIT = STATS_LENGTH - 8;
 
 export const WATERMARK_KEY = Buffer.from([0xff, 0x01]);
+export const PROGRESS_KEY = Buffer.from([0xff, 0x03]);
 const SOURCE_PREFIX = Buffer.from([0xff, 0x02]);
 /** Flow keys are 6 (no addresses), 14 (IPv4) or 38 (IPv6) bytes; identity keys one more. */
 const FLOW_KEY_LENGTHS = new Set([6, 14, 38]);
@@ -98,18 +105,42 @@ export function encodeIdentity(store: FlowStore, slot: number, out: RecordBuffer
   return o.subarray(start, p);
 }
 
-const WATERMARK_LENGTH = 34;
+const WATERMARK_LENGTH = 42;
+/** A watermark record written before checkpoints (every commit wrote the whole change): no output count, read as 0. */
+const WATERMARK_LENGTH_WITHOUT_OUTPUTS = 34;
 const SOURCE_LENGTH = 18;
+const PROGRESS_LENGTH = 18;
 
-export function encodeWatermark(watermark: number, received: number, nextSeq: number, inputOffset: number): Buffer {
-  const b = Buffer.alloc(WATERMARK_LENGTH);
+/** Where the checkpoint stands: the partition's times, the next flow sequence, its input offset and the outputs made so far. */
+export interface Checkpoint {
+  readonly watermark: number;
+  readonly received: number;
+  readonly nextSeq: number;
+  readonly inputOffset: number;
+  readonly outputs: number;
+}
+
+/** A record of the partition's own (not a flow's): version, kind, then Float64 LE values. */
+function encodeNumbers(kind: number, values: readonly number[]): Buffer {
+  const b = Buffer.alloc(2 + 8 * values.length);
   b[0] = VERSION;
-  b[1] = KIND_WATERMARK;
-  b.writeDoubleLE(watermark, 2);
-  b.writeDoubleLE(received, 10);
-  b.writeDoubleLE(nextSeq, 18);
-  b.writeDoubleLE(inputOffset, 26);
+  b[1] = kind;
+  values.forEach((v, i) => b.writeDoubleLE(v, 2 + 8 * i));
   return b;
+}
+
+export function encodeWatermark(c: Checkpoint): Buffer {
+  return encodeNumbers(KIND_WATERMARK, [c.watermark, c.received, c.nextSeq, c.inputOffset, c.outputs]);
+}
+
+/** What a commit committed: the input offset and how many outputs of the state (since its start) are in the output topic. */
+export interface Progress {
+  readonly inputOffset: number;
+  readonly outputs: number;
+}
+
+export function encodeProgress(p: Progress): Buffer {
+  return encodeNumbers(KIND_PROGRESS, [p.inputOffset, p.outputs]);
 }
 
 /** The changelog key of a source of the partition clock. */
@@ -121,18 +152,14 @@ export function sourceKey(id: string): Buffer {
 }
 
 export function encodeSource(eventTime: number, receivedAt: number): Buffer {
-  const b = Buffer.alloc(SOURCE_LENGTH);
-  b[0] = VERSION;
-  b[1] = KIND_SOURCE;
-  b.writeDoubleLE(eventTime, 2);
-  b.writeDoubleLE(receivedAt, 10);
-  return b;
+  return encodeNumbers(KIND_SOURCE, [eventTime, receivedAt]);
 }
 
 export type ChangelogRecord =
   | { readonly kind: 'stats'; readonly flowKey: string }
   | { readonly kind: 'identity'; readonly flowKey: string }
-  | { readonly kind: 'watermark'; readonly watermark: number; readonly received: number; readonly nextSeq: number; readonly inputOffset: number }
+  | ({ readonly kind: 'watermark' } & Checkpoint)
+  | ({ readonly kind: 'progress' } & Progress)
   | { readonly kind: 'deleted'; readonly flowKey: string }
   | { readonly kind: 'source'; readonly id: string; readonly eventTime: number; readonly receivedAt: number }
   | { readonly kind: 'sourceForgotten'; readonly id: string };
@@ -151,8 +178,13 @@ export function applyChangelogRecord(store: FlowStore, key: Buffer, value: Buffe
     throw corrupt(`version ${value[0]} is not ${VERSION}: written by another flowagg version (replay the partition into a new processor.state: flowagg offsets reset --group <processor group> --to-earliest, with a new log.topics.processorState)`, key);
   }
   if (key.length === WATERMARK_KEY.length && key.equals(WATERMARK_KEY)) {
-    if (value === null || value.length !== WATERMARK_LENGTH || value[1] !== KIND_WATERMARK) throw corrupt('not a watermark record', key);
-    return { kind: 'watermark', watermark: value.readDoubleLE(2), received: value.readDoubleLE(10), nextSeq: value.readDoubleLE(18), inputOffset: value.readDoubleLE(26) };
+    if (value === null || (value.length !== WATERMARK_LENGTH && value.length !== WATERMARK_LENGTH_WITHOUT_OUTPUTS) || value[1] !== KIND_WATERMARK) throw corrupt('not a watermark record', key);
+    const outputs = value.length === WATERMARK_LENGTH ? value.readDoubleLE(34) : 0;
+    return { kind: 'watermark', watermark: value.readDoubleLE(2), received: value.readDoubleLE(10), nextSeq: value.readDoubleLE(18), inputOffset: value.readDoubleLE(26), outputs };
+  }
+  if (key.length === PROGRESS_KEY.length && key.equals(PROGRESS_KEY)) {
+    if (value === null || value.length !== PROGRESS_LENGTH || value[1] !== KIND_PROGRESS) throw corrupt('not a progress record', key);
+    return { kind: 'progress', inputOffset: value.readDoubleLE(2), outputs: value.readDoubleLE(10) };
   }
   if (key.length > SOURCE_PREFIX.length && key[0] === SOURCE_PREFIX[0] && key[1] === SOURCE_PREFIX[1]) {
     const id = latin1(key, SOURCE_PREFIX.length, key.length);

@@ -9,7 +9,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { MessageLog } from '../../lib/log/types.js';
 import { assertSameOutputs, type Backend, INPUT_PARTITIONS, inputRecords, type OutputRecord, processInProcess, readOutputs, runNames, sendAll } from './exactly-once.js';
+import { processorMetrics } from '../metrics.js';
 import { failingNthCommit } from './failing-log.js';
+
+const replayed = async () => (await processorMetrics.replayedOffsets.get()).values[0]?.value ?? 0;
 
 /** On one partition, as in the issue: its task gets batch after batch, so the consumer is past some when a commit's failure shows. */
 const RECORDS = 40_000;
@@ -39,8 +42,12 @@ export function failedCommitSuite(backend: Pick<Backend, 'name' | 'open' | 'time
       test(`${RECORDS.toLocaleString('en-US')} records on one partition, its commit ${n} fails: the outputs of the run without the failure, none twice`, async () => {
         const failing = failingNthCommit(log, n);
         const names = runNames(`commit-${n}-fails`);
+        const replayedBefore = await replayed();
         await processInProcess(failing, input, names, backend.timeoutMs, true);
         assert.equal(failing.failedCommits, 1, 'one commit failed');
+        // Commit 1 takes a checkpoint, the next ones (well within checkpointInterval) do not: after the 5th
+        // failed, the state is the checkpoint's, and the input since it is read again.
+        if (n === 5) assert.ok((await replayed()) > replayedBefore, 'the input since the checkpoint was read again');
         assertSameOutputs(await readOutputs(log, names.output), expected);
       });
     }
