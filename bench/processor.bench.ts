@@ -7,7 +7,7 @@
 // the note. Memory: the flow store's bytes per active flow, heap and typed arrays, after a GC, with the
 // Aggregator fed directly (the log's buffers would blur it).
 // PROCESSOR_BENCH_FLOWS=100000 limits the run to those sizes; PROCESSOR_BENCH_PROFILE=DIR writes a CPU
-// profile of each processing run (not of writing the input) to DIR/<mode>-<flows>.cpuprofile.
+// profile of each processing run (not of writing the input) to DIR/<mode>-<flows>-<case>.cpuprofile.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ import { Aggregator } from '../processor/aggregate/aggregator.js';
 import { compileOutputEncoder } from '../processor/aggregate/output.js';
 import { processorConfig } from '../processor/config.js';
 import { createProcessor } from '../processor/index.js';
+import { processorMetrics } from '../processor/metrics.js';
 import { aggregatorSettings, waitCaughtUp } from '../processor/testing/fakes.js';
 import { componentLogger } from '../lib/telemetry/logger.js';
 import type { BenchResult, Benchmark } from './types.js';
@@ -58,19 +59,37 @@ interface Run {
   readonly perWallSecond: number;
   readonly flows: number;
   readonly outputs: number;
+  readonly changelog: number;
 }
 
+/**
+ * The runs at each size: aggregate with the default checkpoints (the input read as fast as it comes, as
+ * after a backlog: a checkpoint at the first commit and at the stop); with a checkpoint whenever every flow
+ * changed (as at the Agents' pace, where a 10 s checkpoint sees each flow change about four times: a
+ * checkpoint every round of the workload's exports is the pessimistic case); with one at every commit
+ * (Kafka Streams' way, before checkpoints); proxy.
+ */
+const CASES = [
+  { mode: 'Aggregate', name: '', settings: () => ({}) },
+  { mode: 'Aggregate', name: ', a checkpoint whenever every flow changed', settings: (flows: number) => ({ checkpointRecords: flows }) },
+  { mode: 'Aggregate', name: ', a checkpoint at every commit', settings: () => ({ checkpointInterval: 0 }) },
+  { mode: 'Proxy', name: '', settings: () => ({}) },
+] as const;
+
+const changelogRecords = async () => (await processorMetrics.changelog.get()).values[0]?.value ?? 0;
+
 /** A processor in `mode` through the whole input of `topic`, from the start. */
-async function processAll(log: MessageLog, mode: 'Aggregate' | 'Proxy', topic: string, records: number, label: string): Promise<Run> {
+async function processAll(log: MessageLog, mode: 'Aggregate' | 'Proxy', settings: object, topic: string, records: number, label: string): Promise<Run> {
   const names = { groupId: `bench-${label}`, output: `out-${label}`, state: `state-${label}` };
   const config = processorConfig.parse({
     mode,
-    processor: { groupId: names.groupId, maxFlowsPerPartition: 4_000_000 },
+    processor: { groupId: names.groupId, maxFlowsPerPartition: 4_000_000, ...settings },
     log: { topics: { flowsRaw: topic, flowsRawPartitions: 1, flowsProcessed: names.output, flowsProcessedPartitions: 1, processorState: names.state } },
   });
   const profiler = await startProfile();
   const processor = createProcessor(config, { log, logger: componentLogger('processor').child({}, { level: 'warn' }) });
   (globalThis as { gc?: () => void }).gc?.();
+  const changelogBefore = await changelogRecords();
   const cpu = process.cpuUsage();
   const start = performance.now();
   await processor.start();
@@ -82,7 +101,7 @@ async function processAll(log: MessageLog, mode: 'Aggregate' | 'Proxy', topic: s
   const used = process.cpuUsage(cpu);
   await profiler?.stop(`${label}.cpuprofile`);
   const cpuMs = (used.user + used.system) / 1000;
-  return { perCpuSecond: (records * 1000) / cpuMs, perWallSecond: (records * 1000) / wallMs, flows: stats.flows, outputs: stats.outputs };
+  return { perCpuSecond: (records * 1000) / cpuMs, perWallSecond: (records * 1000) / wallMs, flows: stats.flows, outputs: stats.outputs, changelog: (await changelogRecords()) - changelogBefore };
 }
 
 /** A CPU profile of what runs until stop(), when PROCESSOR_BENCH_PROFILE names a directory. */
@@ -154,16 +173,16 @@ const bench: Benchmark = async (log) => {
       const t0 = performance.now();
       const records = await writeInput(embedded, topic, flows);
       log(`${flows.toLocaleString('en-US')} flows: ${records.toLocaleString('en-US')} records written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      for (const mode of ['Aggregate', 'Proxy'] as const) {
-        const run = await processAll(embedded, mode, topic, records, `${mode}-${flows}`);
-        const name = mode === 'Aggregate' ? `processor aggregate, ${flows.toLocaleString('en-US')} active flows` : `processor proxy (input of ${flows.toLocaleString('en-US')} flows)`;
-        log(`${name}: ${Math.round(run.perCpuSecond).toLocaleString('en-US')} records per CPU-s, ${Math.round(run.perWallSecond).toLocaleString('en-US')} per wall-s, ${run.flows} flows held, ${run.outputs} outputs`);
+      for (const [i, c] of CASES.entries()) {
+        const run = await processAll(embedded, c.mode, c.settings(flows), topic, records, `${c.mode}-${flows}-${i}`);
+        const name = c.mode === 'Aggregate' ? `processor aggregate, ${flows.toLocaleString('en-US')} active flows${c.name}` : `processor proxy (input of ${flows.toLocaleString('en-US')} flows)`;
+        log(`${name}: ${Math.round(run.perCpuSecond).toLocaleString('en-US')} records per CPU-s, ${Math.round(run.perWallSecond).toLocaleString('en-US')} per wall-s, ${run.flows} flows held, ${run.outputs} outputs, ${run.changelog} changelog records`);
         results.push({
           name,
           value: run.perCpuSecond,
           unit: 'records per CPU-second',
-          target: TARGETS[mode.toLowerCase()]![flows],
-          note: `${records.toLocaleString('en-US')} records, 6 Nodes, ${RECORDS_PER_HALF} per half; wall ${Math.round(run.perWallSecond).toLocaleString('en-US')}/s; ${run.outputs.toLocaleString('en-US')} outputs${mode === 'Aggregate' ? `, ${run.flows.toLocaleString('en-US')} flows held at the end` : ''}; embedded log, fsync always`,
+          target: TARGETS[c.mode.toLowerCase()]![flows],
+          note: `${records.toLocaleString('en-US')} records, 6 Nodes, ${RECORDS_PER_HALF} per half; wall ${Math.round(run.perWallSecond).toLocaleString('en-US')}/s; ${run.outputs.toLocaleString('en-US')} outputs${c.mode === 'Aggregate' ? `, ${run.flows.toLocaleString('en-US')} flows held at the end, ${run.changelog.toLocaleString('en-US')} changelog records` : ''}; embedded log, fsync always`,
         });
       }
     } finally {

@@ -37,8 +37,22 @@ function checkRecord(topic: string, r: ProduceRecord, i: number, compacted: bool
 }
 
 /**
- * Validates and routes the records, then appends one batch per partition. A send mostly goes to one
- * partition (a processor's outputs and changelog, ingest's batches by key are the exception), and then
+ * Records of one batch stay below this many bytes, as a Kafka producer's batch.size cuts them: a reader
+ * fetches whole batches, and a checkpoint of a million flows is one send.
+ */
+const MAX_BATCH_BYTES = 1 << 20;
+/** Record overhead in a v2 batch, at most: length, attributes, timestamp and offset deltas, lengths. */
+const RECORD_OVERHEAD_BYTES = 32;
+
+/** The records of a partition, and (when the send went to several) their indexes in the send. */
+interface PartitionGroup {
+  readonly records: readonly ProduceRecord[];
+  readonly indexes: number[] | null;
+}
+
+/**
+ * Validates and routes the records, then appends them to each partition in batches. A send mostly goes to
+ * one partition (a processor's outputs and changelog; ingest's batches by key are the exception), and then
  * the records are encoded as given: no object per record. Transactions ask for no metadata.
  */
 export function appendRecords(topics: TopicRegistry, topic: string, records: readonly ProduceRecord[], producer: BatchProducer, withMetadata = true): AppendResult {
@@ -57,37 +71,50 @@ export function appendRecords(topics: TopicRegistry, topic: string, records: rea
     routes[i] = partition;
     if (partition !== routes[0]) single = false;
   }
-  const groups = records.length === 0 ? new Map<number, readonly ProduceRecord[]>() : single ? new Map([[routes[0]!, records]]) : groupByPartition(records, routes);
+  const groups: Map<number, PartitionGroup> = records.length === 0 ? new Map() : single ? new Map([[routes[0]!, { records, indexes: null }]]) : groupByPartition(records, routes);
   const now = Date.now();
   const metadata: RecordMetadata[] = withMetadata ? new Array<RecordMetadata>(records.length) : [];
-  const next = new Map<number, number>();
   const partitions: PartitionLog[] = [];
   const acks: Promise<void>[] = [];
   for (const [partition, group] of groups) {
     const log = t.partitions[partition]!;
-    const { baseOffset, acknowledged } = log.append(encodeBatch(group, group.length - 1, producer, now), { producerId: producer.producerId, transactional: producer.transactional, recordsCount: group.length });
-    next.set(partition, baseOffset);
-    partitions.push(log);
-    acks.push(acknowledged);
-  }
-  if (withMetadata) {
-    for (let i = 0; i < records.length; i++) {
-      const partition = routes[i]!;
-      const offset = next.get(partition)!;
-      next.set(partition, offset + 1);
-      metadata[i] = { topic, partition, offset };
+    const all = group.records;
+    for (let from = 0; from < all.length; ) {
+      const to = batchEnd(all, from);
+      const batch = from === 0 && to === all.length ? all : all.slice(from, to);
+      const { baseOffset, acknowledged } = log.append(encodeBatch(batch, batch.length - 1, producer, now), { producerId: producer.producerId, transactional: producer.transactional, recordsCount: batch.length });
+      if (withMetadata) for (let k = from; k < to; k++) metadata[group.indexes?.[k] ?? k] = { topic, partition, offset: baseOffset + k - from };
+      acks.push(acknowledged);
+      from = to;
     }
+    partitions.push(log);
   }
   return { metadata, partitions, acknowledged: Promise.all(acks).then(() => undefined) };
 }
 
+/** The end of the batch that starts at `from`: at least one record, below MAX_BATCH_BYTES if more. */
+function batchEnd(records: readonly ProduceRecord[], from: number): number {
+  let bytes = 0;
+  let to = from;
+  while (to < records.length) {
+    const r = records[to]!;
+    let size = RECORD_OVERHEAD_BYTES + (r.key?.length ?? 0) + (r.value?.length ?? 0);
+    for (const k in r.headers) size += k.length + r.headers[k]!.length;
+    if (to > from && bytes + size > MAX_BATCH_BYTES) break;
+    bytes += size;
+    to++;
+  }
+  return to;
+}
+
 /** The records of each partition, in the order sent. */
-function groupByPartition(records: readonly ProduceRecord[], routes: Int32Array): Map<number, ProduceRecord[]> {
-  const groups = new Map<number, ProduceRecord[]>();
+function groupByPartition(records: readonly ProduceRecord[], routes: Int32Array): Map<number, PartitionGroup> {
+  const groups = new Map<number, { records: ProduceRecord[]; indexes: number[] }>();
   for (let i = 0; i < records.length; i++) {
-    const group = groups.get(routes[i]!);
-    if (group === undefined) groups.set(routes[i]!, [records[i]!]);
-    else group.push(records[i]!);
+    let group = groups.get(routes[i]!);
+    if (group === undefined) groups.set(routes[i]!, (group = { records: [], indexes: [] }));
+    group.records.push(records[i]!);
+    group.indexes.push(i);
   }
   return groups;
 }
