@@ -55,6 +55,9 @@ export interface BatchProducer {
   readonly transactional: boolean;
 }
 
+/** Record overhead in a v2 batch, at most: length, attributes, timestamp and offset deltas, lengths. */
+export const RECORD_OVERHEAD_BYTES = 32;
+
 export const NO_PRODUCER: BatchProducer = { producerId: -1, producerEpoch: -1, transactional: false };
 
 /**

@@ -5,7 +5,7 @@ import { FlowaggError } from '../../errors.js';
 import { LOG_CLOSED, LOG_INVALID_ARGUMENT, LOG_KEY_REQUIRED } from '../errors.js';
 import { partitionForKey } from '../partitioner.js';
 import type { ProduceRecord, Producer, RecordMetadata } from '../types.js';
-import { type BatchProducer, NO_PRODUCER, encodeBatch } from '../record-batch.js';
+import { type BatchProducer, NO_PRODUCER, RECORD_OVERHEAD_BYTES, encodeBatch } from '../record-batch.js';
 import type { PartitionLog } from './partition-log.js';
 import type { TopicRegistry } from './topics.js';
 
@@ -41,8 +41,6 @@ function checkRecord(topic: string, r: ProduceRecord, i: number, compacted: bool
  * fetches whole batches, and a checkpoint of a million flows is one send.
  */
 const MAX_BATCH_BYTES = 1 << 20;
-/** Record overhead in a v2 batch, at most: length, attributes, timestamp and offset deltas, lengths. */
-const RECORD_OVERHEAD_BYTES = 32;
 
 /** The records of a partition, and (when the send went to several) their indexes in the send. */
 interface PartitionGroup {

@@ -20,6 +20,7 @@ import type { Producer as KafkajsProducer, RecordMetadata as KafkajsRecordMetada
 import { FlowaggError, isFlowaggError } from '../../errors.js';
 import { retry } from '../../retry.js';
 import { LOG_CLOSED, LOG_TXN_STATE } from '../errors.js';
+import { RECORD_OVERHEAD_BYTES } from '../record-batch.js';
 import type { Producer, ProduceRecord, RecordMetadata, TopicPartitionOffset, Transaction, TransactionalProducer } from '../types.js';
 import { COMPRESSION, createPartitioner } from './client.js';
 import type { KafkaCluster } from './cluster.js';
@@ -138,8 +139,6 @@ const LANES = 2;
  * for any one partition stay below this.
  */
 const MAX_PARTITION_BATCH_BYTES = 768 * 1024;
-/** Record overhead in a v2 batch, at most: length, attributes, timestamp and offset deltas, lengths. */
-const RECORD_OVERHEAD_BYTES = 32;
 
 function messageBytes(m: PlacedRecords['messages'][number]): number {
   let n = RECORD_OVERHEAD_BYTES + (m.key?.length ?? 0) + (m.value?.length ?? 0);
