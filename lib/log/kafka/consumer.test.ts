@@ -1,14 +1,24 @@
 // The Kafka consumer's crash handling, on a stand-in for kafkajs's consumer (the broker-backed behaviour
 // is kafka.functional.test.ts's): a crash kafkajs will not restart from, once the group was joined, goes
-// to the owner's onFailure; one it restarts from does not.
+// to the owner's onFailure; one it restarts from does not. A commit kafkajs resolves without making it
+// (its runner not running, which it does not say) fails.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { FlowaggError } from '../../errors.js';
+import { LOG_CONSUMER_STATE } from '../errors.js';
 import type { KafkaCluster } from './cluster.js';
 import { KafkaConsumer } from './consumer.js';
 
-const EVENTS = { GROUP_JOIN: 'consumer.group_join', CRASH: 'consumer.crash' } as const;
+const EVENTS = { GROUP_JOIN: 'consumer.group_join', CRASH: 'consumer.crash', COMMIT_OFFSETS: 'consumer.commit_offsets' } as const;
 
-function standIn() {
+interface Commit {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+}
+
+/** `running()`: whether kafkajs's runner runs, so that commitOffsets commits (and reports it) or silently does nothing. */
+function standIn(running: () => boolean = () => true) {
   const listeners = new Map<string, (event: { payload: unknown }) => void>();
   const emit = (name: string, payload: unknown) => listeners.get(name)?.({ payload });
   const kafkajs = {
@@ -18,6 +28,12 @@ function standIn() {
     subscribe: async () => {},
     run: async () => emit(EVENTS.GROUP_JOIN, { memberAssignment: {} }),
     disconnect: async () => {},
+    commitOffsets: async (offsets: readonly Commit[]) => {
+      // kafkajs's Runner.commitOffsets returns at once when not running; the offset manager reports what it committed.
+      if (!running()) return;
+      await Promise.resolve();
+      emit(EVENTS.COMMIT_OFFSETS, { topics: offsets.map((o) => ({ topic: o.topic, partitions: [{ partition: o.partition, offset: o.offset }] })) });
+    },
   };
   const cluster = { config: { sessionTimeout: 30_000 }, kafka: { consumer: () => kafkajs }, track: () => () => {}, checkOpen: () => {} } as unknown as KafkaCluster;
   return { cluster, crash: (restart: boolean) => emit(EVENTS.CRASH, { error: new Error('the coordinator is gone'), restart }) };
@@ -34,5 +50,26 @@ test('a crash kafkajs does not restart from reaches onFailure; one it restarts f
   crash(false);
   assert.equal(failures.length, 1);
   assert.match((failures[0] as Error).message, /consuming.*the coordinator is gone/);
+  await consumer.stop();
+});
+
+test('a commit kafkajs resolves without making it (its consumer restarting after a crash) fails, to be tried again', async () => {
+  let running = true;
+  const { cluster, crash } = standIn(() => running);
+  const consumer = new KafkaConsumer(cluster, { groupId: 'g' });
+  await consumer.subscribe(['t']);
+  await consumer.run({ eachBatch: async () => {} });
+  await consumer.commit([{ topic: 't', partition: 0, offset: 10 }, { topic: 't', partition: 1, offset: 20 }]);
+  running = false;
+  crash(true);
+  await assert.rejects(consumer.commit([{ topic: 't', partition: 0, offset: 12 }]), (err: FlowaggError) => {
+    assert.equal(err.code, LOG_CONSUMER_STATE);
+    assert.equal(err.retriable, true);
+    assert.match(err.message, /kafkajs did not commit them/);
+    assert.equal(err.context.offsets, 't/0@12');
+    return true;
+  });
+  running = true;
+  await consumer.commit([{ topic: 't', partition: 0, offset: 12 }]);
   await consumer.stop();
 });

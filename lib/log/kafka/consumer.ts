@@ -8,6 +8,10 @@
 //   looks as the log promises: only partitions gained or lost are reported, and kept ones carry on.
 // - A crash kafkajs does not restart from (it gave up rejoining) goes to onFailure: the owner replaces the
 //   consumer, since this one delivers nothing more.
+// - kafkajs resolves a commit it did not make while its runner is not running (a crash it restarts from,
+//   with the broker gone): commit() checks for kafkajs's own report of each offset and fails, retriable,
+//   without it. Taken as done, such a commit had the next owner deliver a batch again that a destination
+//   already held under another range (chaos seed 965301).
 import type { Consumer as KafkajsConsumer, EachBatchPayload } from 'kafkajs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FlowaggError, errorMessage } from '../../errors.js';
@@ -34,6 +38,8 @@ const FETCH_MAX_BYTES = 32 * 2 ** 20;
 type ConsumerState = 'created' | 'subscribed' | 'running' | 'stopping' | 'stopped';
 
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+/** kafkajs reports committed offsets as Longs or strings: String() of each is the decimal. (Kafka's topic names have no '/'.) */
+const commitKey = (topic: string, partition: number, offset: unknown) => `${topic}/${partition}@${String(offset)}`;
 
 function byTopic(partitions: readonly TopicPartition[]): { topic: string; partitions: number[] }[] {
   const grouped = new Map<string, number[]>();
@@ -59,6 +65,8 @@ export class KafkaConsumer implements Consumer {
    */
   private readonly joined: Promise<void>;
   private hasJoined = false;
+  /** Per commit() in flight, the offsets kafkajs has not yet reported committed. */
+  private readonly unconfirmed = new Set<Set<string>>();
 
   constructor(
     private readonly cluster: KafkaCluster,
@@ -95,6 +103,11 @@ export class KafkaConsumer implements Consumer {
       // Before the first join this fails run(); after it, only the owner can act on it.
       if (!this.hasJoined) failed(kafkaError(error, 'joining the consumer group', { groupId: config.groupId }));
       else if (this.state === 'running') this.handlers?.onFailure?.(kafkaError(error, 'consuming', { groupId: config.groupId }));
+    });
+    this.consumer.on(this.consumer.events.COMMIT_OFFSETS, (event) => {
+      for (const { topic, partitions } of event.payload.topics) {
+        for (const p of partitions) for (const waiting of this.unconfirmed) waiting.delete(commitKey(topic, p.partition, p.offset));
+      }
     });
     this.untrack = cluster.track(() => this.stop());
   }
@@ -213,9 +226,21 @@ export class KafkaConsumer implements Consumer {
   async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
     if (this.state !== 'running') throw this.stateError('commit', `the consumer is ${this.state}; offsets are committed only while it runs`);
     if (offsets.length === 0) return;
-    await kafkaCall('committing consumer offsets', { groupId: this.config.groupId }, () =>
-      this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) }))),
-    );
+    const waiting = new Set(offsets.map((o) => commitKey(o.topic, o.partition, o.offset)));
+    this.unconfirmed.add(waiting);
+    try {
+      await kafkaCall('committing consumer offsets', { groupId: this.config.groupId }, () =>
+        this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) }))),
+      );
+    } finally {
+      this.unconfirmed.delete(waiting);
+    }
+    if (waiting.size > 0) {
+      throw new FlowaggError(LOG_CONSUMER_STATE, `committing consumer offsets of group ${this.config.groupId}: kafkajs did not commit them, its consumer not running (restarting after a failure); to be tried again`, {
+        context: this.context({ offsets: [...waiting].join(', ') }),
+        retriable: true,
+      });
+    }
   }
 
   private checkAssigned(method: string, topic: string, partition: number): void {
