@@ -108,7 +108,7 @@ const bench: Benchmark = async (log) => {
     const embedded = await openEmbeddedLog({ dir });
     try {
       const topics = topicsSchema.parse({ flowsProcessedPartitions: 4 });
-      const total = 200_000;
+      const total = 1_000_000;
       await embedded.admin().createTopics([{ topic: topics.flowsProcessed, partitions: 4 }]);
       await writeRecords(embedded, topics.flowsProcessed, Array.from({ length: total }, (_, i) => numberedRecord(i)), (i) => i % 4);
       const exporter = ipfixExporter({ address: `127.0.0.1:${collector.port}:tcp`, batchRecords: BATCH, batchDelay: 100 });

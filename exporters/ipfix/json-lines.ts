@@ -3,7 +3,8 @@
 // carry the same data. Addresses are text, UUIDs are text ("8-4-4-4-12"; Antrea's JSON mode fails on
 // them instead), numbers are numbers.
 import { formatIpv4, formatIpv6, formatMac } from '../../lib/ipfix/text.js';
-import type { FieldValue } from '../../lib/ipfix/types.js';
+import type { EncodableValue } from '../../lib/ipfix/types.js';
+import { Utf8Bytes } from '../../lib/ipfix/utf8-bytes.js';
 import type { ScannedRecord } from '../../schemas/flow-record-scanner.js';
 import type { ExportTemplate } from './templates.js';
 
@@ -12,7 +13,8 @@ function uuidText(b: Uint8Array): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-function jsonValue(type: string, v: FieldValue): unknown {
+function jsonValue(type: string, v: EncodableValue): unknown {
+  if (v instanceof Utf8Bytes) return v.toString();
   if (v instanceof Uint8Array) {
     if (type === 'ipv4Address') return formatIpv4(v, 0);
     if (type === 'ipv6Address') return formatIpv6(v, 0);

@@ -6,7 +6,8 @@ import { IPFIX_ERR, IpfixError } from './errors.js';
 import {
   decodeUtf8, encodeUtf8Into, formatIpv4, formatIpv6, formatMac, parseIpv4Into, parseIpv6Into, parseMacInto,
 } from './text.js';
-import { type AbstractType, type FieldValue, VARIABLE_LENGTH } from './types.js';
+import { type AbstractType, type EncodableValue, type FieldValue, VARIABLE_LENGTH } from './types.js';
+import { textOf } from './utf8-bytes.js';
 
 /** Seconds between the NTP epoch (1900) and the Unix epoch (1970). */
 export const NTP_UNIX_OFFSET = 2208988800;
@@ -170,7 +171,7 @@ function writeSigned(b: Uint8Array, p: number, len: number, value: number | bigi
 }
 
 /** Writes a fixed-size value into b[p..p+len). Throws IpfixError BAD_VALUE when it does not fit. */
-export function writeValue(type: AbstractType, b: Uint8Array, p: number, len: number, value: FieldValue): void {
+export function writeValue(type: AbstractType, b: Uint8Array, p: number, len: number, value: EncodableValue): void {
   switch (type) {
     case 'unsigned8': case 'unsigned16': case 'unsigned32': case 'unsigned64': case 'dateTimeSeconds': case 'dateTimeMilliseconds':
       if (typeof value !== 'number' && typeof value !== 'bigint') throw badValue(type, len, value);
@@ -202,8 +203,9 @@ export function writeValue(type: AbstractType, b: Uint8Array, p: number, len: nu
       if (typeof value !== 'bigint') throw badValue(type, len, value);
       return writeNtp(b, p, value);
     case 'string': {
-      if (typeof value !== 'string') throw badValue(type, len, value);
-      const n = encodeUtf8Into(value, b, p, len);
+      const text = textOf(value);
+      if (typeof text !== 'string') throw badValue(type, len, value);
+      const n = encodeUtf8Into(text, b, p, len);
       if (n < 0) throw badValue(type, len, value);
       b.fill(0, p + n, p + len); // a fixed-length string shorter than its field is padded with NULs
       return;

@@ -8,7 +8,7 @@ import { MAX_MESSAGE_LENGTH, MESSAGE_HEADER_LENGTH, putU16, writeMessageHeader }
 import { type EncodeRecord, recordEncoder } from './record-encoder.js';
 import { MIN_DATA_SET_ID, OPTIONS_TEMPLATE_SET_ID, SET_HEADER_LENGTH, TEMPLATE_SET_ID } from './set-header.js';
 import { templateRecordLength, writeTemplateRecord } from './template-record.js';
-import type { FieldValue, Template } from './types.js';
+import type { EncodableValue, Template } from './types.js';
 
 export interface MessageEncoderOptions {
   observationDomainId: number;
@@ -73,7 +73,7 @@ export class MessageEncoder {
   }
 
   /** Adds one data record of `template`; values[i] is the value of template.fields[i]. */
-  addRecord(template: Template, values: readonly FieldValue[]): void {
+  addRecord(template: Template, values: readonly EncodableValue[]): void {
     if (template !== this.#lastTemplate) {
       if (template.id < MIN_DATA_SET_ID) throw new IpfixError(IPFIX_ERR.TEMPLATE_ID_RESERVED, `template id ${template.id} is reserved`);
       this.#lastEncode = recordEncoder(template);

@@ -10,18 +10,19 @@ import { putU16, putU32 } from './message-header.js';
 import { segmentsOf } from './record-layout.js';
 import { encodeUtf8Into } from './text.js';
 import {
-  type AbstractType, type BasicList, type FieldValue, type SubTemplateList, type SubTemplateMultiList, type Template, VARIABLE_LENGTH,
+  type AbstractType, type BasicList, type EncodableValue, type SubTemplateList, type SubTemplateMultiList, type Template, VARIABLE_LENGTH,
 } from './types.js';
+import { textOf, Utf8Bytes } from './utf8-bytes.js';
 import { VARLEN_LONG } from './varlen.js';
 
-export type EncodeRecord = (b: Uint8Array, p: number, cap: number, values: readonly FieldValue[]) => number;
+export type EncodeRecord = (b: Uint8Array, p: number, cap: number, values: readonly EncodableValue[]) => number;
 
 function bad(type: AbstractType, value: unknown): IpfixError {
   const shown = typeof value === 'bigint' ? `${value}n` : typeof value === 'string' ? JSON.stringify(value) : String(value);
   return new IpfixError(IPFIX_ERR.BAD_VALUE, `${shown} is not a valid ${type}`, { type });
 }
 
-function w64(d: DataView, p: number, x: FieldValue): void {
+function w64(d: DataView, p: number, x: EncodableValue): void {
   if (typeof x === 'number' && x >= 0 && x <= Number.MAX_SAFE_INTEGER && Number.isInteger(x)) {
     const hi = Math.floor(x / 4294967296);
     d.setUint32(p, hi);
@@ -35,7 +36,7 @@ function w64(d: DataView, p: number, x: FieldValue): void {
   throw bad('unsigned64', x);
 }
 
-function wip4(d: DataView, p: number, x: FieldValue): void {
+function wip4(d: DataView, p: number, x: EncodableValue): void {
   if (x instanceof Uint8Array && x.length === 4) {
     d.setUint32(p, ((x[0] as number) << 24 | (x[1] as number) << 16 | (x[2] as number) << 8 | (x[3] as number)) >>> 0);
     return;
@@ -46,7 +47,7 @@ function wip4(d: DataView, p: number, x: FieldValue): void {
 }
 
 function uint(type: AbstractType, max: number) {
-  return (x: FieldValue): number => {
+  return (x: EncodableValue): number => {
     if (typeof x === 'number' && x >= 0 && x <= max && Number.isInteger(x)) return x;
     if (typeof x === 'bigint' && x >= 0n && x <= BigInt(max)) return Number(x);
     throw bad(type, x);
@@ -61,7 +62,8 @@ const chk32 = uint('unsigned32', 0xffffffff);
  * Repeated names come from the cache as whole words; others go through a per-character loop (measured
  * faster for short ASCII than Buffer#latin1Write, Buffer#utf8Write and TextEncoder#encodeInto).
  */
-function wstr(d: DataView, b: Uint8Array, p: number, cap: number, x: FieldValue): number {
+function wstr(d: DataView, b: Uint8Array, p: number, cap: number, x: EncodableValue): number {
+  if (x instanceof Utf8Bytes) return wutf8(d, b, p, cap, x);
   if (typeof x !== 'string') throw bad('string', x);
   const cached = cachedString(x);
   if (cached !== undefined) return p + (cached[0] as number) <= cap ? putEncodedString(d, p, cached) : -1;
@@ -81,8 +83,25 @@ function wstr(d: DataView, b: Uint8Array, p: number, cap: number, x: FieldValue)
   return writeVariable('string', b, p, cap, x);
 }
 
+/**
+ * Writes UTF-8 bytes already held: ASCII ones, in the 1-byte-prefix form, copied as they are; others go
+ * through their text, so that the bytes on the wire are those of the string either way.
+ */
+function wutf8(d: DataView, b: Uint8Array, p: number, cap: number, x: Utf8Bytes): number {
+  const { buf, start, length: n } = x;
+  if (n >= VARLEN_LONG) return wstr(d, b, p, cap, x.toString());
+  if (p + 1 + n > cap) return -1;
+  for (let i = 0; i < n; i++) {
+    const c = buf[start + i] as number;
+    if (c >= 0x80) return wstr(d, b, p, cap, x.toString());
+    b[p + 1 + i] = c;
+  }
+  b[p] = n;
+  return p + 1 + n;
+}
+
 /** Writes any value as a variable-length field: content at p+3, moved down when a 1-byte prefix suffices. */
-function writeVariable(type: AbstractType, b: Uint8Array, p: number, cap: number, x: FieldValue): number {
+function writeVariable(type: AbstractType, b: Uint8Array, p: number, cap: number, x: EncodableValue): number {
   const start = p + 3;
   const n = writeContent(type, b, start, cap, x);
   if (n < 0) return -1;
@@ -104,11 +123,12 @@ const NATURAL: Partial<Record<AbstractType, number>> = {
 };
 
 /** Writes the content of a variable-length value at b[p..cap); returns its length or -1 without room. */
-function writeContent(type: AbstractType, b: Uint8Array, p: number, cap: number, x: FieldValue): number {
+function writeContent(type: AbstractType, b: Uint8Array, p: number, cap: number, x: EncodableValue): number {
   switch (type) {
     case 'string': {
-      if (typeof x !== 'string') throw bad(type, x);
-      return encodeUtf8Into(x, b, p, Math.min(cap - p, 65535));
+      const text = textOf(x);
+      if (typeof text !== 'string') throw bad(type, x);
+      return encodeUtf8Into(text, b, p, Math.min(cap - p, 65535));
     }
     case 'octetArray':
       if (!(x instanceof Uint8Array)) throw bad(type, x);
@@ -127,11 +147,11 @@ function writeContent(type: AbstractType, b: Uint8Array, p: number, cap: number,
   }
 }
 
-function isList<K extends string>(x: FieldValue, kind: K): x is Extract<BasicList | SubTemplateList | SubTemplateMultiList, { kind: K }> {
-  return typeof x === 'object' && x !== null && !(x instanceof Uint8Array) && x.kind === kind;
+function isList<K extends string>(x: EncodableValue, kind: K): x is Extract<BasicList | SubTemplateList | SubTemplateMultiList, { kind: K }> {
+  return typeof x === 'object' && x !== null && !(x instanceof Uint8Array) && !(x instanceof Utf8Bytes) && x.kind === kind;
 }
 
-function writeBasicList(b: Uint8Array, p: number, cap: number, x: FieldValue): number {
+function writeBasicList(b: Uint8Array, p: number, cap: number, x: EncodableValue): number {
   if (!isList(x, 'basicList')) throw bad('basicList', x);
   const { ie, fieldLength } = x;
   const head = ie.pen === 0 ? 5 : 9;
@@ -155,7 +175,7 @@ function writeBasicList(b: Uint8Array, p: number, cap: number, x: FieldValue): n
   return q - p;
 }
 
-function writeFixedOrList(type: AbstractType, b: Uint8Array, p: number, cap: number, len: number, v: FieldValue): number {
+function writeFixedOrList(type: AbstractType, b: Uint8Array, p: number, cap: number, len: number, v: EncodableValue): number {
   if (type === 'basicList' || type === 'subTemplateList' || type === 'subTemplateMultiList') {
     const n = writeContent(type, b, p, cap, v);
     if (n >= 0 && n !== len) throw bad(type, v);
@@ -165,7 +185,7 @@ function writeFixedOrList(type: AbstractType, b: Uint8Array, p: number, cap: num
   return len;
 }
 
-function writeRecords(b: Uint8Array, p: number, cap: number, template: Template, records: readonly { values: readonly FieldValue[] }[]): number {
+function writeRecords(b: Uint8Array, p: number, cap: number, template: Template, records: readonly { values: readonly EncodableValue[] }[]): number {
   const encode = recordEncoder(template);
   let q = p;
   for (const r of records) {
@@ -175,7 +195,7 @@ function writeRecords(b: Uint8Array, p: number, cap: number, template: Template,
   return q;
 }
 
-function writeSubTemplateList(b: Uint8Array, p: number, cap: number, x: FieldValue): number {
+function writeSubTemplateList(b: Uint8Array, p: number, cap: number, x: EncodableValue): number {
   if (!isList(x, 'subTemplateList')) throw bad('subTemplateList', x);
   if (p + 3 > cap) return -1;
   b[p] = x.semantic;
@@ -190,7 +210,7 @@ function writeSubTemplateList(b: Uint8Array, p: number, cap: number, x: FieldVal
   return q < 0 ? -1 : q - p;
 }
 
-function writeSubTemplateMultiList(b: Uint8Array, p: number, cap: number, x: FieldValue): number {
+function writeSubTemplateMultiList(b: Uint8Array, p: number, cap: number, x: EncodableValue): number {
   if (!isList(x, 'subTemplateMultiList')) throw bad('subTemplateMultiList', x);
   if (p + 1 > cap) return -1;
   b[p] = x.semantic;

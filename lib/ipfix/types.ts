@@ -14,6 +14,8 @@
 //   dateTimeNanoseconds          bigint, nanoseconds since the Unix epoch (from the NTP fraction, rounded)
 //   basicList / subTemplateList / subTemplateMultiList: the RFC 6313 structures below.
 
+import type { Utf8Bytes } from './utf8-bytes.js';
+
 export type AbstractType =
   | 'octetArray' | 'unsigned8' | 'unsigned16' | 'unsigned32' | 'unsigned64'
   | 'signed8' | 'signed16' | 'signed32' | 'signed64' | 'float32' | 'float64' | 'boolean' | 'macAddress' | 'string'
@@ -84,6 +86,9 @@ export interface SubTemplateMultiList {
 }
 
 export type FieldValue = number | bigint | string | boolean | Uint8Array | BasicList | SubTemplateList | SubTemplateMultiList;
+
+/** What the encoders take for a field: a FieldValue, or a string as UTF-8 bytes already held (Utf8Bytes). */
+export type EncodableValue = FieldValue | Utf8Bytes;
 
 export interface DataRecord {
   readonly template: Template;
