@@ -1,7 +1,7 @@
 // Delivering batches straight to an exporter, as the runner hands them over (framed FlowRecord values,
-// each already scanned once by the runner): what the row and flow log benchmarks measure.
+// read once, by the exporter): what the row and flow log benchmarks measure.
 import type { Exporter } from '../exporters/types.js';
-import { aggregatedRecord, exportedRecords, testValues } from '../exporters/testing/records.js';
+import { aggregatedRecord, exportedRecords, testBatch } from '../exporters/testing/records.js';
 import { measure } from './types.js';
 
 /** Delivers batches of `size` records (offsets advancing, so each is new) for ~minMs; records/s and records per CPU-second. */
@@ -11,7 +11,7 @@ export async function deliverRate(exporter: Exporter, size: number, minMs = 4000
   let offset = 0;
   let records = 0;
   const batch = () => {
-    const b = { id: `flows.processed/0/${offset}-${offset + size - 1}`, topic: 'flows.processed', partition: 0, firstOffset: offset, lastOffset: offset + size - 1, records: template.map(({ value }, i) => ({ offset: offset + i, value })), values: testValues };
+    const b = testBatch(template.map(({ value }, i) => ({ offset: offset + i, value })));
     offset += size;
     return b;
   };

@@ -20,8 +20,7 @@ import { FlowRecordDecoder } from '../schemas/flow-record-decoder.js';
 import { FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
 import { ipfixExporter } from '../exporters/ipfix/testing/exporter.js';
 import { createExportRunner } from '../exporters/runner.js';
-import { numberedRecord, testValues, writeRecords } from '../exporters/testing/records.js';
-import type { ExportBatch } from '../exporters/types.js';
+import { numberedRecord, testBatch, writeRecords } from '../exporters/testing/records.js';
 import { type BenchResult, type Benchmark, measure } from './types.js';
 
 const TARGET = 300_000;
@@ -87,7 +86,7 @@ const bench: Benchmark = async (log) => {
       const c0 = process.cpuUsage();
       let records = 0;
       const rate = await measure(async () => {
-        const batch: ExportBatch = { id: `b${offset}`, topic: 'flows.processed', partition: 0, firstOffset: offset, lastOffset: offset + BATCH - 1, records: values.map((value, i) => ({ offset: offset + i, value })), values: testValues };
+        const batch = testBatch(values.map((value, i) => ({ offset: offset + i, value })));
         offset += BATCH;
         records += BATCH;
         await exporter.deliver(batch, signal);

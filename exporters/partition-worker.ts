@@ -13,7 +13,6 @@
 import { errorMessage } from '../lib/errors.js';
 import type { LogRecord, TopicPartition } from '../lib/log/types.js';
 import { type Logger, sampledLogger } from '../lib/telemetry/logger.js';
-import { ScannedRecord } from '../schemas/flow-record-scanner.js';
 import { Backoff, type BackoffPolicy, retry, sleep } from '../lib/retry.js';
 import type { PartitionBacklog } from './backlog.js';
 import type { BatchIntent, BatchIntents } from './batch-intents.js';
@@ -77,8 +76,8 @@ export class PartitionWorker implements PartitionBacklog {
   readonly #abort = new AbortController();
   readonly #loop: Promise<void>;
   readonly #warn: ReturnType<typeof sampledLogger>;
-  /** Where #batchOf scans each value, to hand over only records the exporters can read. */
-  readonly #scanned = new ScannedRecord();
+  /** Offsets of the batch in flight whose values the exporter found are not FlowRecords (counted once each). */
+  readonly #unreadable = new Set<number>();
 
   /** `committed`: the group's committed offset on this partition, null when it never committed. */
   constructor(tp: TopicPartition, deps: WorkerDeps, committed: number | null) {
@@ -255,17 +254,16 @@ export class PartitionWorker implements PartitionBacklog {
     const firstOffset = raw[0]!.offset;
     const lastOffset = raw[raw.length - 1]!.offset;
     const records: ExportedRecord[] = [];
-    for (const r of raw) {
-      if (r.value === null) continue;
-      try {
-        this.#deps.values.scan(r.value, this.#scanned);
-        records.push({ offset: r.offset, value: r.value });
-      } catch (err) {
-        this.#deps.metrics.undecodable();
-        this.#warn(`undecodable/${topic}/${partition}`, { topic, partition, offset: r.offset, err: errorMessage(err) }, 'a record of flows.processed is not a FlowRecord: skipped');
-      }
-    }
-    return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records, values: this.#deps.values, ...(recut && { recut }) };
+    for (const r of raw) if (r.value !== null) records.push({ offset: r.offset, value: r.value });
+    const unreadable = this.#unreadable;
+    unreadable.clear();
+    const tell = (record: ExportedRecord, err: unknown) => {
+      if (unreadable.has(record.offset)) return;
+      unreadable.add(record.offset);
+      this.#deps.metrics.undecodable();
+      this.#warn(`undecodable/${topic}/${partition}`, { topic, partition, offset: record.offset, err: errorMessage(err) }, 'a record of flows.processed is not a FlowRecord: skipped');
+    };
+    return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records, values: this.#deps.values, unreadable: tell, ...(recut && { recut }) };
   }
 
   /** Delivers until the destination takes the batch; false when the stop gave up on it. */
@@ -283,7 +281,7 @@ export class PartitionWorker implements PartitionBacklog {
       const started = this.#deps.now();
       try {
         await this.#deps.exporter.deliver(batch, this.#abort.signal);
-        this.#deps.metrics.delivered(batch.records.length, (this.#deps.now() - started) / 1000);
+        this.#deps.metrics.delivered(batch.records.length - this.#unreadable.size, (this.#deps.now() - started) / 1000);
         this.#deps.health.succeeded(this.#who);
         this.#setState({ kind: 'waiting' });
         return true;

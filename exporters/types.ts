@@ -1,8 +1,8 @@
 // The one interface every exporter implements (exporters/<kind>/), the way Antrea's
 // pkg/flowaggregator/exporter puts each destination behind one interface. The runner (exporters/runner.ts)
-// owns everything the destinations share: the consumer group on flows.processed, checking that each
-// record reads, cutting batches, retries with backoff, and committing offsets only once the destination
-// accepted a batch.
+// owns everything the destinations share: the consumer group on flows.processed, cutting batches,
+// counting the records that do not read, retries with backoff, and committing offsets only once the
+// destination accepted a batch.
 import type { FlowValues } from './flow-values.js';
 
 export type ExporterKind = 'ipfix' | 'clickhouse' | 's3' | 'flowlog';
@@ -25,8 +25,13 @@ export interface ExportBatch {
   readonly firstOffset: number;
   readonly lastOffset: number;
   readonly records: readonly ExportedRecord[];
-  /** Reads the records' values, scanned in place or decoded. */
+  /** Reads the records' values, scanned in place or decoded: through scanEach or decodeEach (flow-values.ts). */
   readonly values: FlowValues;
+  /**
+   * Told of a record whose value is not a FlowRecord, which the exporter then skips: the runner counts and
+   * logs it once, however often the batch is delivered.
+   */
+  readonly unreadable: (record: ExportedRecord, err: unknown) => void;
   /**
    * Its range was recorded before a restart or a rebalance: it may be in the destination already, even when
    * this exporter delivered to its partition since it started (a rejoin after the commit failed re-cuts it).

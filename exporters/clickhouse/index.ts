@@ -26,6 +26,7 @@ import { EXPORT_STATE, notDelivered } from '../errors.js';
 import { type ClusterUuidSource, resolveClusterUuid } from '../row/cluster-uuid.js';
 import { CLICKHOUSE_COLUMNS } from '../row/columns.js';
 import { ScannedRecord } from '../../schemas/flow-record-scanner.js';
+import { scanEach } from '../flow-values.js';
 import type { ExportBatch, Exporter } from '../types.js';
 import { type ClickHouseConfig, type ClickHouseCredentials, credentialsFromEnv } from './config.js';
 import { CLICKHOUSE_UNAVAILABLE } from './errors.js';
@@ -80,6 +81,35 @@ export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHo
     }
   }
 
+  function rowsOf(batch: ExportBatch): { rows: Buffer; count: number } {
+    const writer = new RowBinaryWriter(CLICKHOUSE_COLUMNS, Math.max(4096, batch.records.length * 512));
+    const batchId = deduplication === 'batch-column' ? batch.id : undefined;
+    let count = 0;
+    scanEach(batch, scanned, (_, r) => {
+      writer.write(r, clusterUuid, batchId);
+      count++;
+    });
+    return { rows: writer.take(), count };
+  }
+
+  async function insert(batch: ExportBatch, rows: Buffer, count: number, signal: AbortSignal): Promise<void> {
+    try {
+      await server().insert(rows, batch.id, signal);
+    } catch (err) {
+      const outcome = insertOutcome(err);
+      metrics.failures.inc({ outcome });
+      if (outcome === 'unknown') uncertain.add(batch.id);
+      const failure = new FlowaggError(CLICKHOUSE_UNAVAILABLE, `insert of batch ${batch.id} (${count} rows) into ${endpoint.url} failed: ${errorMessage(err)}`, {
+        context: { batch: batch.id, url: endpoint.url },
+        cause: err,
+        retriable: true,
+      });
+      throw outcome === 'not-inserted' ? notDelivered(failure) : failure;
+    }
+    metrics.rows.inc(count);
+    metrics.bytes.inc(rows.length);
+  }
+
   return {
     kind: 'clickhouse',
     batching: { maxRecords: config.maxBatchRows, maxDelayMs: config.commitInterval },
@@ -111,28 +141,9 @@ export function createClickHouseExporter(config: ClickHouseConfig, deps: ClickHo
         metrics.skipped.inc();
         logger.info({ batch: batch.id }, 'batch already in the table (delivered before a restart or a lost answer); not inserted again');
       } else {
-        const writer = new RowBinaryWriter(CLICKHOUSE_COLUMNS, Math.max(4096, batch.records.length * 512));
-        const batchId = deduplication === 'batch-column' ? batch.id : undefined;
-        for (const { value } of batch.records) {
-          batch.values.scan(value, scanned);
-          writer.write(scanned, clusterUuid, batchId);
-        }
-        const rows = writer.take();
-        try {
-          await server().insert(rows, batch.id, signal);
-        } catch (err) {
-          const outcome = insertOutcome(err);
-          metrics.failures.inc({ outcome });
-          if (outcome === 'unknown') uncertain.add(batch.id);
-          const failure = new FlowaggError(CLICKHOUSE_UNAVAILABLE, `insert of batch ${batch.id} (${batch.records.length} rows) into ${endpoint.url} failed: ${errorMessage(err)}`, {
-            context: { batch: batch.id, url: endpoint.url },
-            cause: err,
-            retriable: true,
-          });
-          throw outcome === 'not-inserted' ? notDelivered(failure) : failure;
-        }
-        metrics.rows.inc(batch.records.length);
-        metrics.bytes.inc(rows.length);
+        const { rows, count } = rowsOf(batch);
+        // A batch whose every record was unreadable has nothing to insert.
+        if (count > 0) await insert(batch, rows, count, signal);
       }
       uncertain.delete(batch.id);
       settled.add(partitionKey);

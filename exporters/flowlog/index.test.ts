@@ -29,6 +29,19 @@ describe('flow log exporter', () => {
     assert.equal(lines[0]!.split(',')[7], 'client-0');
   });
 
+  it('skips a value that is not a FlowRecord, tells the batch, and writes the others', async () => {
+    const path = join(dir, 'unreadable', 'flows.log');
+    const exporter = createFlowLogExporter(flowLoggerSection.parse({ path }));
+    await exporter.start();
+    const good = batchOf(0, 0, 3);
+    const told: number[] = [];
+    const records = [good.records[0]!, { offset: 1, value: Buffer.from('not avro') }, good.records[2]!];
+    await exporter.deliver({ ...good, records, unreadable: (r) => told.push(r.offset) }, signal);
+    await exporter.stop();
+    assert.deepEqual(readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => l.split(',')[7]), ['client-0', 'client-2']);
+    assert.deepEqual(told, [1]);
+  });
+
   it('fails at start, naming flowLogger.path, when the file cannot be opened', async () => {
     const blocker = join(dir, 'not-a-dir');
     writeFileSync(blocker, '');

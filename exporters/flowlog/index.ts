@@ -16,6 +16,7 @@ import { componentLogger, type Logger } from '../../lib/telemetry/logger.js';
 import { componentMetrics } from '../../lib/telemetry/metrics.js';
 import { writeFlowRecordJson } from '../../schemas/flow-record-json-writer.js';
 import { FIELD, ScannedRecord } from '../../schemas/flow-record-scanner.js';
+import { scanEach } from '../flow-values.js';
 import type { ExportBatch, Exporter } from '../types.js';
 import type { FlowLoggerConfig } from './config.js';
 import { csvLineWriter } from './csv.js';
@@ -79,13 +80,12 @@ export function createFlowLogExporter(config: FlowLoggerConfig, deps: FlowLogDep
       if (file === undefined) throw new FlowaggError('FLOWAGG_ERR_EXPORT_STATE', 'flow log exporter: deliver() before start()');
       const lines = new LineBuffer();
       let filtered = 0;
-      for (const { offset, value } of batch.records) {
-        batch.values.scan(value, scanned);
+      scanEach(batch, scanned, ({ offset }) => {
         actions.ingressNetworkPolicyRuleAction = scanned.num0(INGRESS_ACTION);
         actions.egressNetworkPolicyRuleAction = scanned.num0(EGRESS_ACTION);
         if (passes(actions)) lines.end(offset, write(scanned, lines));
         else filtered++;
-      }
+      });
       let result;
       try {
         result = await file.append(`${batch.topic}/${batch.partition}`, lines, batch.lastOffset + 1);

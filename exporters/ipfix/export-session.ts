@@ -9,6 +9,7 @@
 import { IpfixError } from '../../lib/ipfix/errors.js';
 import { MessageEncoder } from '../../lib/ipfix/message-encoder.js';
 import { ScannedRecord } from '../../schemas/flow-record-scanner.js';
+import { scanEach } from '../flow-values.js';
 import type { ExportBatch } from '../types.js';
 import { jsonLine } from './json-lines.js';
 import type { ExportTemplate, ExportTemplates } from './templates.js';
@@ -75,11 +76,8 @@ export class ExportSession {
 
   #json(batch: ExportBatch): Encoded {
     const now = new Date(this.#o.now());
-    const r = this.#scanned;
-    const chunks = batch.records.map(({ value }) => {
-      batch.values.scan(value, r);
-      return Buffer.from(jsonLine(this.#o.templates.of(r), r, now));
-    });
+    const chunks: Buffer[] = [];
+    scanEach(batch, this.#scanned, (_, r) => chunks.push(Buffer.from(jsonLine(this.#o.templates.of(r), r, now))));
     return { chunks, invalid: 0, templatesSent: false };
   }
 
@@ -92,9 +90,7 @@ export class ExportSession {
     if (templatesSent) this.#addTemplates(now);
     let invalid = 0;
     let firstError: string | undefined;
-    const r = this.#scanned;
-    for (const { value } of batch.records) {
-      batch.values.scan(value, r);
+    scanEach(batch, this.#scanned, (_, r) => {
       const t = templates.of(r);
       if (!this.#announced.has(t)) {
         this.#announce(t);
@@ -107,7 +103,7 @@ export class ExportSession {
         invalid++;
         firstError ??= err.message;
       }
-    }
+    });
     return { chunks: enc.flush(), invalid, templatesSent, ...(firstError !== undefined && { firstError }) };
   }
 }

@@ -24,6 +24,7 @@ import { notDelivered } from '../errors.js';
 import { type ClusterUuidSource, resolveClusterUuid } from '../row/cluster-uuid.js';
 import { toFlowRow } from '../row/flow-row.js';
 import { LineBuffer } from '../row/line-buffer.js';
+import { decodeEach } from '../flow-values.js';
 import type { ExportBatch, Exporter } from '../types.js';
 import { regionOf, s3UploaderProblems, type S3UploaderConfig } from './config.js';
 import { s3CsvLine } from './csv.js';
@@ -87,7 +88,9 @@ export function createS3Exporter(config: S3UploaderConfig, deps: S3Deps = {}): E
     async deliver(batch: ExportBatch, signal: AbortSignal) {
       const timeInserted = Math.floor(now() / 1000);
       const lines = new LineBuffer();
-      for (const { offset, value } of batch.records) lines.push(offset, s3CsvLine(toFlowRow(batch.values.decode(value), clusterUuid), timeInserted));
+      decodeEach(batch, ({ offset }, flow) => lines.push(offset, s3CsvLine(toFlowRow(flow, clusterUuid), timeInserted)));
+      // A batch whose every record was unreadable has nothing to upload.
+      if (lines.count === 0) return;
       const csv = lines.bytes(0, lines.count);
       const body = config.compress ? await gzipAsync(csv) : Buffer.from(csv);
       const key = objectKey(config, batch);
@@ -96,14 +99,14 @@ export function createS3Exporter(config: S3UploaderConfig, deps: S3Deps = {}): E
       } catch (err) {
         metrics.failures.inc();
         // A PUT is all or nothing and its retry writes the same key: a failed upload never leaves a duplicate.
-        throw notDelivered(new FlowaggError(S3_UNAVAILABLE, `upload of ${key} (${batch.records.length} records) to bucket ${config.bucketName} at ${where} failed: ${errorMessage(err)}`, {
+        throw notDelivered(new FlowaggError(S3_UNAVAILABLE, `upload of ${key} (${lines.count} records) to bucket ${config.bucketName} at ${where} failed: ${errorMessage(err)}`, {
           context: { batch: batch.id, key },
           cause: err,
           retriable: true,
         }));
       }
       metrics.files.inc();
-      metrics.records.inc(batch.records.length);
+      metrics.records.inc(lines.count);
       metrics.bytes.inc(body.length);
     },
     async stop() {

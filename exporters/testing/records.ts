@@ -7,7 +7,8 @@ import { FLOW_RECORD_TYPE, type FlowRecord, flowRecordWriter } from '../../schem
 import { notDelivered } from '../errors.js';
 import { FlowaggError } from '../../lib/errors.js';
 import { until } from '../../lib/testing/until.js';
-import { FlowValues } from '../flow-values.js';
+import { ScannedRecord } from '../../schemas/flow-record-scanner.js';
+import { FlowValues, scanEach } from '../flow-values.js';
 import type { BatchPolicy, ExportBatch, ExportedRecord, Exporter, ExporterKind } from '../types.js';
 
 const DEFAULTS: Record<string, unknown> = Object.fromEntries(
@@ -92,11 +93,19 @@ export function exportedRecords(records: readonly FlowRecord[], firstOffset: num
   return records.map((r, i) => ({ offset: firstOffset + i, value: testWriter.encode(r) }));
 }
 
+/** A batch as the runner cuts it, of `records` (consecutive, at least one); a value that does not read fails the delivery. */
+export function testBatch(records: readonly ExportedRecord[], partition = 0, topic = 'flows.processed'): ExportBatch {
+  const firstOffset = records[0]!.offset;
+  const lastOffset = records[records.length - 1]!.offset;
+  const unreadable = (record: ExportedRecord, err: unknown) => {
+    throw new Error(`a test batch's record at offset ${record.offset} is not a FlowRecord`, { cause: err });
+  };
+  return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records, values: testValues, unreadable };
+}
+
 /** A batch as the runner cuts it: `count` consecutive records of one partition from `firstOffset`. */
 export function batchOf(partition: number, firstOffset: number, count: number, record: (i: number) => FlowRecord = aggregatedRecord, topic = 'flows.processed'): ExportBatch {
-  const records = exportedRecords(Array.from({ length: count }, (_, i) => record(firstOffset + i)), firstOffset);
-  const lastOffset = firstOffset + count - 1;
-  return { id: `${topic}/${partition}/${firstOffset}-${lastOffset}`, topic, partition, firstOffset, lastOffset, records, values: testValues };
+  return testBatch(exportedRecords(Array.from({ length: count }, (_, i) => record(firstOffset + i)), firstOffset), partition, topic);
 }
 
 /** Writes records to a topic, record i to partition(i), in sends of 1000. */
@@ -126,7 +135,7 @@ export const TEST_DESTINATION_DOWN = 'FLOWAGG_ERR_TEST_DESTINATION_DOWN';
 type Behaviour = 'accept' | 'down' | 'acceptThenHang' | 'failAfterAccept';
 
 /**
- * A destination that keeps the batches it accepted and fails on command: `down` refuses everything
+ * A destination that keeps the batches it accepted (their records that read, as an exporter writes them) and fails on command: `down` refuses everything
  * (its start too: unreachable at start; nothing delivered), `failAfterAccept` keeps the batch and then
  * fails (a partial delivery, as a TCP reset after the write), `acceptThenHang` keeps it and never
  * answers (a crash between delivery and commit, once the runner is stopped or killed).
@@ -137,6 +146,7 @@ export class TestDestination implements Exporter {
   startAttempts = 0;
   started = false;
   behaviour: Behaviour = 'accept';
+  readonly #scanned = new ScannedRecord();
 
   constructor(
     readonly kind: ExporterKind = 'flowlog',
@@ -160,7 +170,9 @@ export class TestDestination implements Exporter {
     this.attempts++;
     if (this.deliverDelayMs > 0) await new Promise((r) => setTimeout(r, this.deliverDelayMs));
     if (this.behaviour === 'down') throw notDelivered(new FlowaggError(TEST_DESTINATION_DOWN, 'test destination is down'));
-    this.accepted.push(batch);
+    const readable: ExportedRecord[] = [];
+    scanEach(batch, this.#scanned, (record) => readable.push(record));
+    this.accepted.push({ ...batch, records: readable });
     if (this.behaviour === 'failAfterAccept') throw new FlowaggError(TEST_DESTINATION_DOWN, 'test destination failed after taking the batch');
     if (this.behaviour === 'acceptThenHang') {
       await new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));

@@ -7,7 +7,7 @@ import type { DataRecord, MessageHeader, Template } from '../../../lib/ipfix/typ
 import type { FlowRecord } from '../../../schemas/flow-record.js';
 import type { CollectedMessage } from '../../../integration-tests/harness/collector.js';
 import type { ExportBatch } from '../../types.js';
-import { exportedRecords, testValues } from '../../testing/records.js';
+import { exportedRecords, testBatch } from '../../testing/records.js';
 import { flowCollectorSection } from '../config.js';
 import { IpfixExporter, type IpfixExporterConfig, type IpfixExporterDeps } from '../index.js';
 
@@ -21,7 +21,7 @@ let nextBatch = 0;
 export function batchOf(records: readonly FlowRecord[], partition = 0): ExportBatch {
   const first = nextBatch;
   nextBatch += records.length;
-  return { id: `flows.processed/${partition}/${first}-${nextBatch - 1}`, topic: 'flows.processed', partition, firstOffset: first, lastOffset: nextBatch - 1, records: exportedRecords(records, first), values: testValues };
+  return testBatch(exportedRecords(records, first), partition);
 }
 
 export interface DecodedExport {
