@@ -15,9 +15,9 @@ import { capturedMessages } from '../lib/capture/messages.js';
 import { IpfixError } from '../lib/ipfix/errors.js';
 import type { MetadataSource } from '../lib/k8s/metadata.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
-import type { MessageLog, ProduceRecord } from '../lib/log/types.js';
+import type { MessageLog, RecordRun } from '../lib/log/types.js';
 import type { Logger } from '../lib/telemetry/logger.js';
-import { RecordBuffer } from '../schemas/record-buffer.js';
+import { RunWriter } from '../ingest/records/run-writer.js';
 import { TranscoderCache } from '../ingest/records/transcoder-cache.js';
 import { ExporterSession } from '../ingest/session.js';
 import { transcodeMessage } from '../ingest/transcode-message.js';
@@ -59,11 +59,12 @@ function netflowProtocol(version: number): 'netflow_v9' | 'netflow_v5' | undefin
 /** Decodes the capture into flows.raw; returns the records written and the problems reported. */
 async function ingestCapture(path: string, log: MessageLog, topic: string, io: PipelineIo): Promise<{ records: number; problems: number }> {
   const sessions = new Map<string, { session: ExporterSession; clock: { now: number } }>();
-  const out = new RecordBuffer();
+  const out = new RunWriter();
   // The layouts of one capture, compiled as ingest compiles them (its defaults: ingest.templates).
   const transcoders = new TranscoderCache({ maxLayouts: 4096, compileAfterRecords: 16 });
   const producer = log.producer();
-  let pending: ProduceRecord[] = [];
+  let pending: RecordRun[] = [];
+  let pendingRecords = 0;
   let records = 0;
   let problems = 0;
   const report = (offset: number, message: string, code?: string) => {
@@ -71,10 +72,11 @@ async function ingestCapture(path: string, log: MessageLog, topic: string, io: P
     io.report(`flowagg pipeline: ${path}: byte ${offset}: ${message}${code ? ` [${code}]` : ''}`);
   };
   const send = async () => {
-    if (pending.length === 0) return;
-    await producer.send(topic, pending);
-    records += pending.length;
+    if (pendingRecords === 0) return;
+    await producer.sendRuns(topic, pending);
+    records += pendingRecords;
     pending = [];
+    pendingRecords = 0;
   };
   try {
     for (const m of capturedMessages(path)) {
@@ -99,13 +101,14 @@ async function ingestCapture(path: string, log: MessageLog, topic: string, io: P
         const exportTime = buf.length >= at + 4 ? buf.readUInt32BE(at) : 0;
         const message = transcodeMessage(entry.session, buf, out, exportTime * 1000, transcoders);
         for (const e of message.errors) report(m.offset + (m.exporter === undefined ? (e.context.offset ?? 0) : 0), `${m.exporter ? `message from ${m.exporter}: ` : ''}${e.message}`, e.code);
-        // The records are views into `out`, which never reuses a chunk: copying them is not needed.
-        pending.push(...message.records);
+        // The runs lie in `out`'s chunks, which are never reused: copying them is not needed.
+        pending.push(...message.runs);
+        pendingRecords += message.records;
       } catch (e) {
         if (!(e instanceof IpfixError)) throw e;
         report(m.offset, `${m.exporter ? `message from ${m.exporter}: ` : ''}${e.message}`, e.code);
       }
-      if (pending.length >= SEND_RECORDS) await send();
+      if (pendingRecords >= SEND_RECORDS) await send();
     }
   } catch (e) {
     if (!(e instanceof CaptureError)) throw e;

@@ -30,7 +30,7 @@ import { ExporterSession, type SessionProtocol } from '../ingest/session.js';
 import { transcodeMessage } from '../ingest/transcode-message.js';
 import { findExecutable, runTool } from '../integration-tests/harness/tools.js';
 import { freeUdpPort } from '../integration-tests/harness/ipfix-peers.js';
-import { RecordBuffer } from '../schemas/record-buffer.js';
+import { RunWriter } from '../ingest/records/run-writer.js';
 import { type BenchResult, type Benchmark, measureCpu } from './types.js';
 
 const PACKETS = 400;
@@ -69,11 +69,11 @@ function v5Packets(): Buffer[] {
 function transcoding(protocol: SessionProtocol, messages: readonly Uint8Array[]): () => void {
   const session = new ExporterSession('udp', { address: '192.0.2.1', port: 2055 }, { templateTtlMs: 1_800_000, now: Date.now }, protocol);
   const cache = new TranscoderCache({ maxLayouts: 16, compileAfterRecords: 16 });
-  const out = new RecordBuffer(16 << 20);
+  const out = new RunWriter(undefined, 16 << 20);
   const buffers = messages.map((m) => Buffer.from(m.buffer, m.byteOffset, m.byteLength));
   return () => {
-    out.reset();
-    for (const m of buffers) if (transcodeMessage(session, m, out, 0, cache).records.length !== PER_PACKET) throw new Error(`${protocol}: a packet did not transcode whole`);
+    out.out.reset();
+    for (const m of buffers) if (transcodeMessage(session, m, out, 0, cache).records !== PER_PACKET) throw new Error(`${protocol}: a packet did not transcode whole`);
   };
 }
 

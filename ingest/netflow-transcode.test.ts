@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { flowRecordReader, type FlowRecord } from '../schemas/flow-record.js';
-import { RecordBuffer } from '../schemas/record-buffer.js';
+import { RunWriter } from './records/run-writer.js';
+import { recordsOfRuns } from '../lib/log/record-runs.js';
 import {
   ROUTER_TEMPLATE, routerValues, SAMPLER_OPTIONS_TEMPLATE, v5Packet, v9DataSet, v9OptionsTemplateSet, v9Packet, v9Record, v9TemplateSet,
 } from '../lib/ipfix/testing/netflow-packets.js';
@@ -20,8 +21,8 @@ function session(protocol: SessionProtocol, compileAfterRecords: number) {
   return {
     session: s,
     run: (packet: Buffer) => {
-      const t = transcodeMessage(s, packet, new RecordBuffer(), 1_700_000_123_000, cache);
-      return { ...t, flows: t.records.map((r) => reader.decode(Buffer.from(r.value!))) };
+      const t = transcodeMessage(s, packet, new RunWriter(), 1_700_000_123_000, cache);
+      return { ...t, flows: recordsOfRuns(t.runs).map((r) => reader.decode(Buffer.from(r.value!))) };
     },
   };
 }

@@ -28,7 +28,7 @@ import { SlicedQueue } from './listeners/sliced-queue.js';
 import { type MessageOutcome, readStream, type StreamReader } from './listeners/stream.js';
 import { type ExporterSeries, exporterSeries, ingestMetrics as metrics } from './metrics.js';
 import { ProduceQueue } from './produce-queue.js';
-import { RecordBuffer } from '../schemas/record-buffer.js';
+import type { RunWriter } from './records/run-writer.js';
 import { TranscoderCache } from './records/transcoder-cache.js';
 import { SequenceTracker, type SequenceVerdict } from './sequence-gaps.js';
 import { ExporterSession, type SessionOptions, type SessionProtocol, UdpSessionTable } from './session.js';
@@ -114,7 +114,7 @@ export class Pipeline {
   /** Datagrams waiting to be handled, in event-loop slices. */
   readonly #datagrams: SlicedQueue<{ message: Buffer; from: Endpoint; port: 'ipfix' | 'netflow' }>;
   readonly #sequences: SequenceTracker;
-  readonly #out = new RecordBuffer();
+  readonly #out: RunWriter;
   readonly #deps: PipelineDeps;
   readonly #config: IngestSection;
   readonly #now: () => number;
@@ -173,6 +173,7 @@ export class Pipeline {
     );
     // Every paused stream waits for one 'drain'.
     this.queue.setMaxListeners(0);
+    this.#out = this.queue.runWriter();
     this.#datagrams = new SlicedQueue({ maxBytes: config.udp.backlogBytes, sliceMs: WORK_SLICE_MS }, ({ message, from, port }) => {
       const protocol = port === 'ipfix' ? 'ipfix' : netflowPortProtocol(message);
       if (protocol === undefined) {
@@ -352,23 +353,23 @@ export class Pipeline {
       // ipfix.templates holds IPFIX templates only: a NetFlow exporter's are learned by the replica it reaches.
       if (session.transport === 'udp' && session.protocol === 'ipfix') this.#deps.onUdpTemplates?.(session.exporter, t.templates);
     }
-    const delivered = t.records.length > 0 || t.optionsRecords > 0 || t.templates.length > 0;
+    const delivered = t.records > 0 || t.optionsRecords > 0 || t.templates.length > 0;
     if (delivered) {
       if (session.transport === 'udp') this.udpSessions.touch(session);
       else session.lastActivity = this.#now();
       if (!state.valid && t.errors.length === 0) this.#validated(session, state);
     }
     this.#account(session, t, state.series.label);
-    if (t.records.length > 0) {
+    if (t.records > 0) {
       if (session.transport === 'udp' && this.queue.throttled) {
-        this.#stats.droppedRecords += t.records.length;
+        this.#stats.droppedRecords += t.records;
         this.#stats.droppedMessages++;
-        metrics.droppedRecords.inc({ reason: 'queue_full' }, t.records.length);
+        metrics.droppedRecords.inc({ reason: 'queue_full' }, t.records);
         metrics.droppedMessages.inc({ exporter: label, reason: 'queue_full' });
       } else {
-        this.#stats.records += t.records.length;
-        state.series.records.inc(t.records.length);
-        this.queue.enqueue(t.records);
+        this.#stats.records += t.records;
+        state.series.records.inc(t.records);
+        this.queue.enqueueRuns(t);
       }
     }
     if (t.optionsRecords > 0) metrics.optionsRecords.inc({ exporter: label }, t.optionsRecords);
@@ -376,7 +377,7 @@ export class Pipeline {
     if (t.errors.length > 0 && session.transport !== 'udp') return { kind: 'refused', reason: t.errors[0]!.message };
     if (rest === undefined) return { kind: 'handled' };
     // The rest's data records follow the first part's in the exporter's count (RFC 7011 §3.1).
-    rest.writeUInt32BE((t.header.sequenceNumber + t.records.length + t.optionsRecords) >>> 0, 8);
+    rest.writeUInt32BE((t.header.sequenceNumber + t.records + t.optionsRecords) >>> 0, 8);
     this.#parts.add(rest);
     return { kind: 'partly', rest };
   }
@@ -402,7 +403,7 @@ export class Pipeline {
     // something counts one. IPFIX and v5 number records.
     const packets = session.protocol === 'netflow_v9';
     if (packets ? !t.hasData && t.templates.length === 0 : !t.hasData) return;
-    const known = packets ? 1 : t.errors.length === 0 ? t.records.length : undefined;
+    const known = packets ? 1 : t.errors.length === 0 ? t.records : undefined;
     const verdict: SequenceVerdict = this.#sequences.observe(session.id, t.header.observationDomainId, t.header.sequenceNumber, known, packets ? 0 : t.optionsRecords);
     if (this.#sequences.evicted > this.#sequenceEvictions) {
       metrics.sequenceStreamsEvicted.inc(this.#sequences.evicted - this.#sequenceEvictions);

@@ -82,3 +82,29 @@ test('flush gives up at its deadline on a stalled log, and abandon stops everyth
   queue.enqueue(records(5));
   assert.equal(queue.stats().queuedRecords, 35);
 });
+
+test('flows in runs and records between them go in separate sends, in the order enqueued', async () => {
+  const producer = new ControllableProducer({ stalled: true });
+  const queue = new ProduceQueue(producer, { ...opts, batchRecords: 1000 });
+  const writer = queue.runWriter();
+  const message = (from: number) => {
+    for (let i = from; i < from + 3; i++) {
+      const out = writer.out;
+      out.reserve(16);
+      out.keyStart = out.pos;
+      out.keyEnd = out.keyStart + out.buf.write(`k${i}`, out.keyStart);
+      out.valueEnd = out.keyEnd + out.buf.write(`v${i}`, out.keyEnd);
+      out.pos = out.valueEnd;
+      writer.added();
+    }
+    queue.enqueueRuns(writer.take());
+  };
+  message(0);
+  message(3);
+  queue.enqueue([{ key: null, value: null, partition: 0 }]);
+  message(6);
+  assert.equal(queue.stats().queuedRecords, 10);
+  producer.release();
+  assert.ok(await queue.flush(1000));
+  assert.deepEqual(producer.sent.map((s) => s.records.map((r) => r.value?.toString() ?? 'tick')), [['v0', 'v1', 'v2', 'v3', 'v4', 'v5'], ['tick'], ['v6', 'v7', 'v8']]);
+});

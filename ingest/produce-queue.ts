@@ -11,7 +11,9 @@ import { EventEmitter } from 'node:events';
 import { isFlowaggError } from '../lib/errors.js';
 import { Backoff, sleep } from '../lib/retry.js';
 import { LOG_INVALID_ARGUMENT, LOG_KEY_REQUIRED, LOG_RECORD_REJECTED } from '../lib/log/errors.js';
-import type { ProduceRecord, Producer } from '../lib/log/types.js';
+import type { ProduceRecord, Producer, RecordRun } from '../lib/log/types.js';
+import { RunChunks } from './records/run-chunks.js';
+import { RunWriter, type WrittenRuns } from './records/run-writer.js';
 
 export interface ProduceQueueOptions {
   readonly topic: string;
@@ -38,24 +40,33 @@ export interface ProduceQueueStats {
   readonly throttled: boolean;
 }
 
+/** What a record costs the queue's byte bound, besides its key and value. */
+const RECORD_BYTES = 32;
+
 /** What one record costs the queue's byte bound. */
 export function recordBytes(r: ProduceRecord): number {
-  return (r.key?.length ?? 0) + (r.value?.length ?? 0) + 32;
+  return (r.key?.length ?? 0) + (r.value?.length ?? 0) + RECORD_BYTES;
 }
 
-interface Batch {
-  records: ProduceRecord[];
+/**
+ * One send: ingest's flows in runs, or records (clock ticks); a batch holds one kind, in the order enqueued,
+ * and the next of the other kind starts a new batch, so the log gets everything in that order.
+ */
+type Batch = ({ kind: 'runs'; runs: RecordRun[] } | { kind: 'records'; records: ProduceRecord[] }) & {
+  count: number;
   bytes: number;
   /** Records with a value. */
   values: number;
-}
+};
 
-const emptyBatch = (): Batch => ({ records: [], bytes: 0, values: 0 });
+const emptyBatch = (): Batch => ({ kind: 'runs', runs: [], count: 0, bytes: 0, values: 0 });
 
 export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
   readonly #producer: Producer;
   readonly #opts: Required<ProduceQueueOptions>;
   readonly #hooks: ProduceQueueHooks;
+  /** The chunks of the runs enqueued, reused once the log has a batch's records. */
+  readonly #chunks = new RunChunks();
   /** Full batches waiting for an in-flight slot, oldest first. */
   readonly #ready: Batch[] = [];
   /** The batch being filled. */
@@ -77,6 +88,11 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
     this.#hooks = hooks;
   }
 
+  /** A writer of runs for enqueueRuns, whose chunks the queue reuses once their records are sent. */
+  runWriter(): RunWriter {
+    return new RunWriter(this.#chunks);
+  }
+
   /** True from the moment a bound is reached until the queue has drained to half of it. */
   get throttled(): boolean {
     return this.#throttled;
@@ -92,19 +108,47 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
    */
   enqueue(records: readonly ProduceRecord[]): void {
     if (records.length === 0 || this.#abandoned) return;
-    const max = this.#opts.batchRecords;
     for (const r of records) {
+      const batch = this.#fillingOf('records');
       const bytes = recordBytes(r);
-      this.#filling.records.push(r);
-      this.#filling.bytes += bytes;
-      if (r.value !== null) this.#filling.values++;
-      this.#queuedBytes += bytes;
-      if (this.#filling.records.length >= max) {
-        this.#ready.push(this.#filling);
-        this.#filling = emptyBatch();
-      }
+      batch.records.push(r);
+      if (r.value !== null) batch.values++;
+      this.#added(batch, 1, bytes);
     }
-    this.#queuedRecords += records.length;
+    this.#queued();
+  }
+
+  /** Takes the flows of one message, as enqueue does records. */
+  enqueueRuns(written: WrittenRuns): void {
+    if (written.records === 0 || this.#abandoned) return;
+    const batch = this.#fillingOf('runs');
+    batch.runs.push(...written.runs);
+    batch.values += written.records;
+    this.#added(batch, written.records, written.bytes + RECORD_BYTES * written.records);
+    this.#queued();
+  }
+
+  /** The batch being filled, when it is of this kind; else a new one, the other one made ready. */
+  #fillingOf<K extends Batch['kind']>(kind: K): Extract<Batch, { kind: K }> {
+    if (this.#filling.kind !== kind) {
+      if (this.#filling.count > 0) this.#ready.push(this.#filling);
+      this.#filling = kind === 'runs' ? emptyBatch() : { kind: 'records', records: [], count: 0, bytes: 0, values: 0 };
+    }
+    return this.#filling as Extract<Batch, { kind: K }>;
+  }
+
+  #added(batch: Batch, count: number, bytes: number): void {
+    batch.count += count;
+    batch.bytes += bytes;
+    this.#queuedRecords += count;
+    this.#queuedBytes += bytes;
+    if (batch.count >= this.#opts.batchRecords) {
+      this.#ready.push(batch);
+      this.#filling = emptyBatch();
+    }
+  }
+
+  #queued(): void {
     if (this.#queuedRecords >= this.#opts.maxRecords || this.#queuedBytes >= this.#opts.maxBytes) this.#throttled = true;
     this.#pump();
   }
@@ -135,9 +179,14 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
     this.#abandoned = true;
     if (this.#linger !== undefined) clearTimeout(this.#linger);
     this.#linger = undefined;
-    this.#ready.length = 0;
+    for (const batch of [...this.#ready.splice(0), this.#filling]) this.#done(batch);
     this.#filling = emptyBatch();
     return this.#queuedRecords;
+  }
+
+  /** The batch was sent or given up: the chunks of its runs may be written again. */
+  #done(batch: Batch): void {
+    if (batch.kind === 'runs') this.#chunks.release(batch.runs);
   }
 
   /** Starts sends while slots are free: full batches at once, a partial one after the linger time. */
@@ -148,7 +197,7 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
       this.#inFlight++;
       void this.#send(batch);
     }
-    if (this.#filling.records.length > 0 && this.#linger === undefined && !this.#abandoned) {
+    if (this.#filling.count > 0 && this.#linger === undefined && !this.#abandoned) {
       this.#linger = setTimeout(() => {
         this.#linger = undefined;
         this.#lingerExpired = true;
@@ -158,7 +207,7 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
   }
 
   #takePartial(): Batch | undefined {
-    if (this.#filling.records.length === 0 || !(this.#flushing || this.#lingerExpired)) return undefined;
+    if (this.#filling.count === 0 || !(this.#flushing || this.#lingerExpired)) return undefined;
     this.#lingerExpired = false;
     const batch = this.#filling;
     this.#filling = emptyBatch();
@@ -170,7 +219,8 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
     for (;;) {
       const start = performance.now();
       try {
-        await this.#producer.send(this.#opts.topic, batch.records);
+        if (batch.kind === 'runs') await this.#producer.sendRuns(this.#opts.topic, batch.runs);
+        else await this.#producer.send(this.#opts.topic, batch.records);
         this.#hooks.sent?.(batch.values, (performance.now() - start) / 1000);
         break;
       } catch (err) {
@@ -181,8 +231,9 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
         await sleep(backoff.next());
       }
     }
+    this.#done(batch);
     this.#inFlight--;
-    this.#queuedRecords -= batch.records.length;
+    this.#queuedRecords -= batch.count;
     this.#queuedBytes -= batch.bytes;
     if (this.#throttled && this.#queuedRecords <= this.#opts.maxRecords / 2 && this.#queuedBytes <= this.#opts.maxBytes / 2) {
       this.#throttled = false;

@@ -7,7 +7,8 @@ import { MessageEncoder } from '../lib/ipfix/message-encoder.js';
 import type { Template } from '../lib/ipfix/types.js';
 import { flowRecordReader } from '../schemas/flow-record.js';
 import { element } from '../lib/ipfix/registry.js';
-import { RecordBuffer } from '../schemas/record-buffer.js';
+import { RunWriter } from './records/run-writer.js';
+import { recordsOfRuns } from '../lib/log/record-runs.js';
 import { TranscoderCache } from './records/transcoder-cache.js';
 import { ExporterSession } from './session.js';
 import { transcodeMessage } from './transcode-message.js';
@@ -33,18 +34,18 @@ function messages(template: Template, records: number, withTemplate: boolean): B
 function setup() {
   const session = new ExporterSession('udp', { address: '10.9.9.9', port: 1 }, { templateTtlMs: 60_000, now: () => 0 });
   const cache = new TranscoderCache({ maxLayouts: 16, compileAfterRecords: 4 });
-  const out = new RecordBuffer();
+  const out = new RunWriter();
   return { session, run: (buf: Buffer) => transcodeMessage(session, buf, out, 0, cache) };
 }
 
 test('data in a layout the session does not know yet is skipped whole and counted, never written', () => {
   assert.deepEqual([OLD, NEW].map((t) => t.fields.reduce((n, f) => n + f.length, 0)), [29, 22]);
   const { run } = setup();
-  for (const m of messages(OLD, 3, true)) assert.equal(run(m).records.length, 3);
+  for (const m of messages(OLD, 3, true)) assert.equal(run(m).records, 3);
   // The exporter redefined 256 (22 bytes) on another replica; its data reaches this one first.
   const [data] = messages(NEW, 12, false);
   const t = run(data!);
-  assert.equal(t.records.length, 0);
+  assert.equal(t.records, 0);
   assert.deepEqual(t.errors.map((e) => e.code), [IPFIX_ERR.LAYOUT_MISMATCH]);
   assert.deepEqual(t.skipped, [{ reason: IPFIX_ERR.LAYOUT_MISMATCH, bytes: 4 + 12 * 22 }]);
   assert.equal(t.hasData, true);
@@ -57,10 +58,10 @@ test('a set cut off in its last record, or with non-zero padding, is a layout mi
   const padded = Buffer.concat([good!, Buffer.alloc(3)]);
   padded.writeUInt16BE(padded.length, 2);
   padded.writeUInt16BE(padded.readUInt16BE(18) + 3, 18);
-  assert.equal(run(padded).records.length, 2, 'zero padding shorter than a record is fine');
+  assert.equal(run(padded).records, 2, 'zero padding shorter than a record is fine');
   padded[padded.length - 1] = 7;
   const t = run(padded);
-  assert.deepEqual([t.records.length, t.errors[0]?.code], [0, IPFIX_ERR.LAYOUT_MISMATCH]);
+  assert.deepEqual([t.records, t.errors[0]?.code], [0, IPFIX_ERR.LAYOUT_MISMATCH]);
 });
 
 test('a data set of an unknown template counts as a skipped set with its bytes', () => {
@@ -74,7 +75,7 @@ test('a data set of an unknown template counts as a skipped set with its bytes',
 test('the records written carry what the message and session say, across the compile threshold', () => {
   const { run } = setup();
   const reader = flowRecordReader();
-  const records = messages(OLD, 10, true).flatMap((m) => run(m).records);
+  const records = messages(OLD, 10, true).flatMap((m) => recordsOfRuns(run(m).runs));
   assert.equal(records.length, 10);
   records.forEach((r, i) => {
     const v = reader.decode(r.value!);

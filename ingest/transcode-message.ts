@@ -1,7 +1,7 @@
 // One message of a session (an IPFIX message, or a NetFlow v9 or v5 packet) → FlowRecords for flows.raw. The
 // codec walks the sets (RFC 7011 §3.3, RFC 3954 §5) and learns templates into the session's store as they come;
 // data records are not decoded into objects: each goes through its layout's shared transcoder, which writes
-// the flow key and the Avro value straight from the message's bytes into a shared RecordBuffer. Options data
+// the flow key and the Avro value straight from the message's bytes into a shared RunWriter. Options data
 // records are not flows: they are read only for systemInitTimeMilliseconds, which uptime-relative flow times
 // need (a NetFlow header carries the boot time itself), and for the sampling the exporter announces.
 //
@@ -18,8 +18,7 @@ import { interpretedScanner, layoutShape, type ScanRecord } from '../lib/ipfix/r
 import type { TemplateStore } from '../lib/ipfix/template-store.js';
 import type { MessageHeader, Template } from '../lib/ipfix/types.js';
 import { unsignedAt } from './records/ipfix-read.js';
-import type { ProduceRecord } from '../lib/log/types.js';
-import type { RecordBuffer } from '../schemas/record-buffer.js';
+import type { RunWriter, WrittenRuns } from './records/run-writer.js';
 import type { TranscoderCache } from './records/transcoder-cache.js';
 import type { ExporterSession, SessionProtocol } from './session.js';
 
@@ -46,11 +45,8 @@ export interface SkippedSet {
   readonly bytes: number;
 }
 
-export interface TranscodedMessage extends ScannedMessage {
-  /** Flow key and framed Avro FlowRecord of every flow data record, views into the RecordBuffer. */
-  readonly records: ProduceRecord[];
-  /** Bytes of keys and values in `records`. */
-  readonly bytes: number;
+/** `runs` hold the flow key and framed Avro FlowRecord of every flow data record. */
+export interface TranscodedMessage extends ScannedMessage, WrittenRuns {
   readonly optionsRecords: number;
   readonly skipped: SkippedSet[];
   /** Whether the message held any data set (flows or options, decoded or skipped). */
@@ -77,21 +73,20 @@ function applyHeader(session: ExporterSession, header: MessageHeader | NetflowHe
 }
 
 /** Throws IpfixError when the header is unusable (nothing in the message can be trusted then). */
-export function transcodeMessage(session: ExporterSession, buf: Buffer, out: RecordBuffer, receiveTime: number, transcoders: TranscoderCache): TranscodedMessage {
+export function transcodeMessage(session: ExporterSession, buf: Buffer, writer: RunWriter, receiveTime: number, transcoders: TranscoderCache): TranscodedMessage {
   const protocol = PROTOCOLS[session.protocol];
   // The header is read before the walk because every record's transcoding needs its export time and sequence.
   const header = protocol.header(buf);
   applyHeader(session, header, receiveTime);
-  const records: ProduceRecord[] = [];
+  writer.rewind(0);
   const skipped: SkippedSet[] = [];
-  let bytes = 0;
   let optionsRecords = 0;
   let hasData = false;
   const scanned = protocol.scan(buf, session.templates, (template, b, start, end, setIndex, errors) => {
     hasData = true;
     const n = template.scopeFieldCount > 0
       ? readOptionsRecords(session, template, b, start, end)
-      : transcodeDataSet(session, transcoders, template, b, start, end, out, records);
+      : transcodeDataSet(session, transcoders, template, b, start, end, writer);
     if (n < 0) {
       errors.push(mismatch(template, start, end, setIndex));
       skipped.push({ reason: IPFIX_ERR.LAYOUT_MISMATCH, bytes: end - start + 4 });
@@ -109,8 +104,7 @@ export function transcodeMessage(session: ExporterSession, buf: Buffer, out: Rec
       skipped.push({ reason: err.code, bytes: header.length - (err.context.offset ?? header.length) });
     }
   }
-  for (const r of records) bytes += r.key!.length + r.value!.length;
-  return { ...scanned, records, bytes, optionsRecords, skipped, hasData };
+  return { ...scanned, ...writer.take(), optionsRecords, skipped, hasData };
 }
 
 function mismatch(template: Template, start: number, end: number, setIndex: number): IpfixError {
@@ -140,20 +134,20 @@ function eachRecord(buf: Uint8Array, start: number, end: number, minLength: numb
 
 /** Returns the records written, or -1 (nothing written) when the set does not fit the layout. */
 function transcodeDataSet(
-  session: ExporterSession, transcoders: TranscoderCache, template: Template, buf: Buffer, start: number, end: number,
-  out: RecordBuffer, records: ProduceRecord[],
+  session: ExporterSession, transcoders: TranscoderCache, template: Template, buf: Buffer, start: number, end: number, writer: RunWriter,
 ): number {
   const transcoder = transcoders.get(template);
   const ctx = session.context;
   ctx.templateId = template.id;
-  const [chunk, pos, before] = [out.buf, out.pos, records.length];
+  const out = writer.out;
+  const [chunk, pos, before] = [out.buf, out.pos, writer.records];
   const n = eachRecord(buf, start, end, transcoder.minLength, (p) => {
     const next = transcoder.transcode(buf, p, end, ctx, out);
-    if (next >= 0) records.push({ key: out.key(), value: out.value() });
+    if (next >= 0) writer.added();
     return next;
   });
   if (n < 0) {
-    records.length = before;
+    writer.rewind(before);
     out.rewind(chunk, pos);
   }
   return n;

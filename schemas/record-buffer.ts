@@ -1,6 +1,7 @@
 // Where the transcoder writes: one large buffer that many records' keys and values are appended to, handed out
 // as views (no copy per record). When it is full a new one is started; views into the old one stay valid for as
-// long as someone holds them, so a batch being produced is never overwritten.
+// long as someone holds them, so a batch being produced is never overwritten. A writer that knows when its
+// records are no longer read (ingest's RunWriter) supplies the chunks itself, to reuse them.
 
 const DEFAULT_CHUNK = 1 << 20;
 
@@ -16,15 +17,19 @@ export class RecordBuffer {
   keyEnd = 0;
   valueEnd = 0;
 
-  constructor(private readonly chunkSize = DEFAULT_CHUNK) {
-    this.buf = Buffer.allocUnsafe(chunkSize);
+  /** `nextChunk` gets the chunk that is full (undefined at first) and returns one of at least `size` bytes. */
+  constructor(
+    private readonly chunkSize = DEFAULT_CHUNK,
+    private readonly nextChunk: (full: Buffer | undefined, size: number) => Buffer = (_, size) => Buffer.allocUnsafe(size),
+  ) {
+    this.buf = nextChunk(undefined, chunkSize);
     this.view = viewOf(this.buf);
   }
 
   /** Makes room for n more bytes at `pos`, starting a new chunk when needed. */
   reserve(n: number): void {
     if (this.pos + n > this.buf.length) {
-      this.buf = Buffer.allocUnsafe(Math.max(this.chunkSize, n));
+      this.buf = this.nextChunk(this.buf, Math.max(this.chunkSize, n));
       this.view = viewOf(this.buf);
       this.pos = 0;
     }

@@ -19,7 +19,6 @@ import type { StreamListener } from '../../lib/listeners/tcp.js';
 import type { TlsMaterialSource } from '../../lib/listeners/tls.js';
 import { type ExporterSeries, exporterSeries, ingestMetrics } from '../metrics.js';
 import type { ProduceQueue } from '../produce-queue.js';
-import { RecordBuffer } from '../../schemas/record-buffer.js';
 import type { TlsMaterial } from '../../lib/tls/provider.js';
 import { type Logger, sampledLogger } from '../../lib/telemetry/logger.js';
 import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
@@ -101,7 +100,7 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
   flusher.unref();
   const warn = sampledLogger(deps.logger);
   const exportDeps = {
-    queue: deps.queue, transcoder: new FlowTranscoder(deps.framing), out: new RecordBuffer(), now: deps.now ?? Date.now, stats, warn,
+    queue: deps.queue, transcoder: new FlowTranscoder(deps.framing), writer: deps.queue.runWriter(), now: deps.now ?? Date.now, stats, warn,
     maxStreamsPerPeer: config.maxStreamsPerPeer,
     admit(address: string) {
       const n = (streamsPerPeer.get(address) ?? 0) + 1;

@@ -9,11 +9,10 @@
 // - when the Agent half-closes, the empty ExportResponse is sent (status OK).
 import { type ServerReadableStream, type sendUnaryData, status } from '@grpc/grpc-js';
 import { errorMessage, isFlowaggError } from '../../lib/errors.js';
-import type { ProduceRecord } from '../../lib/log/types.js';
 import { exporterAddress } from '../../lib/listeners/address.js';
 import { ingestMetrics } from '../metrics.js';
 import type { ProduceQueue } from '../produce-queue.js';
-import type { RecordBuffer } from '../../schemas/record-buffer.js';
+import type { RunWriter } from '../records/run-writer.js';
 import { FlowFields, forEachFlow, readFlow } from '../../schemas/antrea-flow-fields.js';
 import type { FlowTranscoder, GrpcOrigin } from './flow-transcode.js';
 import { grpcMetrics } from './metrics.js';
@@ -21,7 +20,7 @@ import { grpcMetrics } from './metrics.js';
 export interface ExportDeps {
   readonly queue: ProduceQueue;
   readonly transcoder: FlowTranscoder;
-  readonly out: RecordBuffer;
+  readonly writer: RunWriter;
   readonly now: () => number;
   /** Counts the stream against its peer's limit; false when the peer is at it. */
   admit(address: string): boolean;
@@ -96,14 +95,13 @@ export function handleExport(call: ServerReadableStream<Buffer, Buffer>, callbac
 
   call.on('data', (message: Buffer) => {
     if (done) return;
-    const records: ProduceRecord[] = [];
     const receiveTime = deps.now();
-    const out = deps.out;
+    const writer = deps.writer;
     let failure: unknown;
     try {
       forEachFlow(message, (start, end) => {
-        deps.transcoder.write(readFlow(message, start, end, fields), end - start, origin, originBytes, receiveTime, out);
-        records.push({ key: out.key(), value: out.value() });
+        deps.transcoder.write(readFlow(message, start, end, fields), end - start, origin, originBytes, receiveTime, writer.out);
+        writer.added();
       });
     } catch (err) {
       failure = err;
@@ -113,10 +111,11 @@ export function handleExport(call: ServerReadableStream<Buffer, Buffer>, callbac
       deps.validated(address);
     }
     counters.messages++;
-    if (records.length > 0) {
-      stats.records += records.length;
-      counters.records += records.length;
-      queue.enqueue(records);
+    const written = writer.take();
+    if (written.records > 0) {
+      stats.records += written.records;
+      counters.records += written.records;
+      queue.enqueueRuns(written);
     }
     if (failure !== undefined) {
       const reason = isFlowaggError(failure) ? failure.code : 'internal';

@@ -14,6 +14,7 @@ import { until } from '../../lib/testing/until.js';
 import { CappedLabel } from '../../lib/telemetry/capped-label.js';
 import { EXPORT_PATH } from '../../schemas/antrea-proto.js';
 import type { ProduceQueue } from '../produce-queue.js';
+import { RunWriter, type WrittenRuns } from '../records/run-writer.js';
 import { startCertificateSource } from '../../lib/tls/start.js';
 import { tlsSection } from '../../lib/tls/config.js';
 import { startGrpcCollector } from './collector.js';
@@ -26,8 +27,11 @@ const identity = (b: Buffer) => b;
 class ThrottledQueue extends EventEmitter<{ drain: [] }> {
   throttled = true;
   records = 0;
-  enqueue(records: readonly unknown[]): void {
-    this.records += records.length;
+  runWriter(): RunWriter {
+    return new RunWriter();
+  }
+  enqueueRuns(written: WrittenRuns): void {
+    this.records += written.records;
   }
 }
 

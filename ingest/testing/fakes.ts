@@ -11,7 +11,8 @@ import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import type { FieldValue, Template } from '../../lib/ipfix/types.js';
 import { readAll } from '../../lib/log/embedded/testing/read-all.js';
 import { until } from '../../lib/testing/until.js';
-import type { LogRecord, MessageLog, ProduceRecord, Producer, RecordMetadata } from '../../lib/log/types.js';
+import { recordsOfRuns } from '../../lib/log/record-runs.js';
+import type { LogRecord, MessageLog, ProduceRecord, Producer, RecordMetadata, RecordRun } from '../../lib/log/types.js';
 import { clockTickTime } from '../../schemas/clock-tick.js';
 import { type FlowRecord, flowRecordReader } from '../../schemas/flow-record.js';
 import { antreaAgentTemplate } from '../../lib/ipfix/testing/templates.js';
@@ -47,6 +48,11 @@ export class ControllableProducer implements Producer {
     if (failure !== undefined) throw failure;
     this.sent.push({ topic, records });
     return records.map((_, i) => ({ topic, partition: 0, offset: i }));
+  }
+
+  /** Keeps copies, as a log does: the queue writes the runs' chunks again once the send resolves. */
+  async sendRuns(topic: string, runs: readonly RecordRun[]): Promise<void> {
+    await this.send(topic, recordsOfRuns(runs).map((r) => ({ key: Buffer.from(r.key!), value: Buffer.from(r.value!) })));
   }
 
   async close(): Promise<void> {}

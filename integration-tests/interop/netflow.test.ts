@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import { decodeNetflow, type DataRecord, TemplateStore } from '../../lib/ipfix/index.js';
 import { formatIpv4, formatIpv6 } from '../../lib/ipfix/text.js';
 import { type FlowRecord, flowRecordReader } from '../../schemas/flow-record.js';
-import { RecordBuffer } from '../../schemas/record-buffer.js';
+import { RunWriter } from '../../ingest/records/run-writer.js';
+import { recordsOfRuns } from '../../lib/log/record-runs.js';
 import { TranscoderCache } from '../../ingest/records/transcoder-cache.js';
 import { ExporterSession } from '../../ingest/session.js';
 import { transcodeMessage } from '../../ingest/transcode-message.js';
@@ -52,9 +53,9 @@ async function decodeExport(version: 5 | 9, timeFormat: SoftflowdTimeFormat, sig
     const d = decodeNetflow(m.bytes, store);
     assert.deepEqual(d.errors, []);
     ours.push(...d.records.map((r) => fromDecoded(i + 1, withoutPads(r))));
-    const t = transcodeMessage(session, m.bytes, new RecordBuffer(), 0, cache);
+    const t = transcodeMessage(session, m.bytes, new RunWriter(), 0, cache);
     assert.deepEqual(t.errors, []);
-    flows.push(...t.records.map((r) => reader.decode(Buffer.from(r.value!))));
+    flows.push(...recordsOfRuns(t.runs).map((r) => reader.decode(Buffer.from(r.value!))));
   });
   return { exp, ours, flows };
 }

@@ -24,3 +24,11 @@ test('partitionForKey is toPositive(murmur2) modulo the partition count', () => 
     assert.ok(p >= 0 && p < 12);
   }
 });
+
+test('murmur2 of a range is murmur2 of those bytes alone', () => {
+  for (const [input, expected] of javaVectors) {
+    const framed = Buffer.concat([Buffer.from('xyz'), Buffer.from(input), Buffer.from('q')]);
+    assert.equal(murmur2(framed, 3, 3 + input.length), expected, input);
+    assert.equal(partitionForKey(framed, 12, 3, 3 + input.length), partitionForKey(Buffer.from(input), 12), input);
+  }
+});

@@ -22,7 +22,7 @@
 // Varints are zigzag-encoded, as in Kafka. A control batch holds one record whose key is
 // version i16 (0) + type i16 (0 abort, 1 commit).
 import { crc32c } from '@node-rs/crc32';
-import type { Headers, LogRecord } from './types.js';
+import type { Headers, LogRecord, RecordRun } from './types.js';
 
 export const BATCH_HEADER_SIZE = 61;
 /** Bytes before batchLength's payload: baseOffset + batchLength. */
@@ -57,6 +57,12 @@ export interface BatchProducer {
 
 /** Record overhead in a v2 batch, at most: length, attributes, timestamp and offset deltas, lengths. */
 export const RECORD_OVERHEAD_BYTES = 32;
+
+/**
+ * The embedded log's records of one batch stay below this many bytes, as a Kafka producer's batch.size cuts
+ * them: a reader fetches whole batches, and a checkpoint of a million flows is one send.
+ */
+export const MAX_BATCH_BYTES = 1 << 20;
 
 export const NO_PRODUCER: BatchProducer = { producerId: -1, producerEpoch: -1, transactional: false };
 
@@ -174,11 +180,38 @@ function writeHeaders(buf: Buffer, pos: number, headers: Headers | undefined): n
   return pos;
 }
 
+/** The batch's fields before its records (baseOffset 0: setBaseOffset assigns it on append). */
+interface BatchFields {
+  readonly size: number;
+  readonly lastOffsetDelta: number;
+  readonly baseTimestamp: number;
+  readonly maxTimestamp: number;
+  readonly recordsCount: number;
+  readonly control: boolean;
+}
+
+function writeBatchHeader(buf: Buffer, f: BatchFields, producer: BatchProducer): void {
+  writeI64(buf, 0, 0);
+  buf.writeInt32BE(f.size - BATCH_LENGTH_OVERHEAD, 8);
+  buf.writeInt32BE(0, 12);
+  buf[16] = MAGIC;
+  buf.writeInt16BE((producer.transactional ? ATTR_TRANSACTIONAL : 0) | (f.control ? ATTR_CONTROL : 0), 21);
+  buf.writeInt32BE(f.lastOffsetDelta, 23);
+  writeI64(buf, 27, f.baseTimestamp);
+  writeI64(buf, 35, f.maxTimestamp);
+  writeI64(buf, 43, producer.producerId);
+  buf.writeInt16BE(producer.producerEpoch, 51);
+  buf.writeInt32BE(-1, 53);
+  buf.writeInt32BE(f.recordsCount, 57);
+}
+
+const sealBatch = (buf: Buffer) => buf.writeUInt32BE(crc32c(buf.subarray(CRC_START)), 17);
+
 /**
  * Encodes records into one batch with baseOffset 0 (setBaseOffset assigns it on append).
  * lastOffsetDelta is given explicitly so that a compacted batch keeps the offset range it covered.
  */
-export function encodeBatch(records: readonly EncodableRecord[], lastOffsetDelta: number, producer: BatchProducer, now: number, control = false): Buffer {
+export function encodeBatch(records: readonly EncodableRecord[], lastOffsetDelta: number, producer: BatchProducer, now: number, control = false, allocate: (size: number) => Buffer = Buffer.allocUnsafe): Buffer {
   let baseTimestamp = records[0]!.timestamp ?? now;
   let maxTimestamp = baseTimestamp;
   for (const r of records) {
@@ -187,27 +220,16 @@ export function encodeBatch(records: readonly EncodableRecord[], lastOffsetDelta
     if (t > maxTimestamp) maxTimestamp = t;
   }
   const bodySizes = new Array<number>(records.length);
-  let total = BATCH_HEADER_SIZE;
+  let size = BATCH_HEADER_SIZE;
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
     const body =
       1 + varintSize((r.timestamp ?? now) - baseTimestamp) + varintSize(r.offsetDelta ?? i) + bytesSize(r.key) + bytesSize(r.value) + headersBodySize(r.headers);
     bodySizes[i] = body;
-    total += varintSize(body) + body;
+    size += varintSize(body) + body;
   }
-  const buf = Buffer.allocUnsafe(total);
-  writeI64(buf, 0, 0);
-  buf.writeInt32BE(total - BATCH_LENGTH_OVERHEAD, 8);
-  buf.writeInt32BE(0, 12);
-  buf[16] = MAGIC;
-  buf.writeInt16BE((producer.transactional ? ATTR_TRANSACTIONAL : 0) | (control ? ATTR_CONTROL : 0), 21);
-  buf.writeInt32BE(lastOffsetDelta, 23);
-  writeI64(buf, 27, baseTimestamp);
-  writeI64(buf, 35, maxTimestamp);
-  writeI64(buf, 43, producer.producerId);
-  buf.writeInt16BE(producer.producerEpoch, 51);
-  buf.writeInt32BE(-1, 53);
-  buf.writeInt32BE(records.length, 57);
+  const buf = allocate(size);
+  writeBatchHeader(buf, { size, lastOffsetDelta, baseTimestamp, maxTimestamp, recordsCount: records.length, control }, producer);
   let pos = BATCH_HEADER_SIZE;
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
@@ -219,7 +241,54 @@ export function encodeBatch(records: readonly EncodableRecord[], lastOffsetDelta
     pos = writeBytes(buf, pos, r.value);
     pos = writeHeaders(buf, pos, r.headers);
   }
-  buf.writeUInt32BE(crc32c(buf.subarray(CRC_START)), 17);
+  sealBatch(buf);
+  return buf;
+}
+
+/** Body bytes of a run's record: attributes, timestamp delta 0, offset delta, key, value, no headers. */
+const runBodySize = (offsetDelta: number, keyLength: number, valueLength: number) =>
+  3 + varintSize(offsetDelta) + varintSize(keyLength) + keyLength + varintSize(valueLength) + valueLength;
+
+
+/** A run's record copied into a batch (TypedArray#set: Buffer#copy is a call into C++, a third slower here). */
+function writeRange(buf: Buffer, pos: number, src: Buffer, start: number, end: number): number {
+  pos = writeVarint(buf, pos, end - start);
+  buf.set(src.subarray(start, end), pos);
+  return pos + end - start;
+}
+
+/**
+ * Encodes records of runs into one batch, all with the timestamp `now`: record k of the batch is record
+ * `ats[k] / 3` of `runs[runIndexes[k]]`, for k in [from, to).
+ */
+export function encodeRunBatch(
+  runs: readonly RecordRun[], runIndexes: Int32Array, ats: Int32Array, from: number, to: number, producer: BatchProducer, now: number, allocate: (size: number) => Buffer = Buffer.allocUnsafe,
+): Buffer {
+  let size = BATCH_HEADER_SIZE;
+  for (let k = from; k < to; k++) {
+    const { bounds } = runs[runIndexes[k]!]!;
+    const at = ats[k]!;
+    const body = runBodySize(k - from, bounds[at + 1]! - bounds[at]!, bounds[at + 2]! - bounds[at + 1]!);
+    size += varintSize(body) + body;
+  }
+  const buf = allocate(size);
+  writeBatchHeader(buf, { size, lastOffsetDelta: to - from - 1, baseTimestamp: now, maxTimestamp: now, recordsCount: to - from, control: false }, producer);
+  let pos = BATCH_HEADER_SIZE;
+  for (let k = from; k < to; k++) {
+    const { buf: src, bounds } = runs[runIndexes[k]!]!;
+    const at = ats[k]!;
+    const keyStart = bounds[at]!;
+    const keyEnd = bounds[at + 1]!;
+    const valueEnd = bounds[at + 2]!;
+    pos = writeVarint(buf, pos, runBodySize(k - from, keyEnd - keyStart, valueEnd - keyEnd));
+    buf[pos++] = 0;
+    buf[pos++] = 0;
+    pos = writeVarint(buf, pos, k - from);
+    pos = writeRange(buf, pos, src, keyStart, keyEnd);
+    pos = writeRange(buf, pos, src, keyEnd, valueEnd);
+    buf[pos++] = 0;
+  }
+  sealBatch(buf);
   return buf;
 }
 

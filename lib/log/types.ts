@@ -35,6 +35,18 @@ export interface ProduceRecord {
   readonly partition?: number;
 }
 
+/**
+ * Keyed records written back to back into one buffer, as ingest's transcoder writes them: no object per
+ * record, which a sender of hundreds of thousands of records a second cannot afford (they live until the
+ * log has them durable, long enough for the garbage collector to copy them twice). Record i's key is
+ * buf[bounds[3i], bounds[3i+1]) and its value buf[bounds[3i+1], bounds[3i+2]); each goes to the partition of
+ * its key, with the send's time as its timestamp and no headers.
+ */
+export interface RecordRun {
+  readonly buf: Buffer;
+  readonly bounds: Int32Array;
+}
+
 /** Where a produced record landed. */
 export type RecordMetadata = TopicPartitionOffset;
 
@@ -106,6 +118,8 @@ export type OffsetResetSpec =
 export interface Producer {
   /** Resolves once every record is durable (embedded: on disk per the fsync policy; Kafka: acks=all). */
   send(topic: string, records: readonly ProduceRecord[]): Promise<RecordMetadata[]>;
+  /** The same for records in runs, in the order given; where each landed is not told. */
+  sendRuns(topic: string, runs: readonly RecordRun[]): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -10,7 +10,8 @@ import { flowRecordReader } from '../../../schemas/flow-record.js';
 import { ExporterSession, type SessionProtocol } from '../../session.js';
 import { transcodeMessage } from '../../transcode-message.js';
 import { parseFlowKey } from '../../../schemas/flow-key.js';
-import { RecordBuffer } from '../../../schemas/record-buffer.js';
+import { RunWriter } from '../run-writer.js';
+import { recordsOfRuns } from '../../../lib/log/record-runs.js';
 import { TranscoderCache } from '../transcoder-cache.js';
 
 function newSession(transport: 'udp' | 'tcp', protocol: SessionProtocol = 'ipfix'): ExporterSession {
@@ -43,12 +44,12 @@ function checkedTranscode(): FuzzTarget<ExporterSession>['decode'] {
   const reader = flowRecordReader();
   // Shared across sessions, as in the service; small, so that eviction and recompiling are fuzzed too.
   const transcoders = new TranscoderCache({ maxLayouts: 64, compileAfterRecords: 4 });
-  const out = new RecordBuffer();
+  const out = new RunWriter();
   return (session, bytes) => {
     const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    out.reset();
+    out.out.reset();
     const t = transcodeMessage(session, buf, out, 1_700_000_000_000, transcoders);
-    for (const r of t.records) {
+    for (const r of recordsOfRuns(t.runs)) {
       try {
         reader.decode(r.value!);
       } catch (err) {
@@ -56,6 +57,6 @@ function checkedTranscode(): FuzzTarget<ExporterSession>['decode'] {
       }
       if (parseFlowKey(r.key!) === undefined) throw new Error(`a transcoded record's flow key does not parse: ${r.key!.toString('hex')}`);
     }
-    return { records: t.records.length, errors: t.errors };
+    return { records: t.records, errors: t.errors };
   };
 }

@@ -4,8 +4,10 @@
 import { FlowaggError } from '../../errors.js';
 import { LOG_CLOSED, LOG_INVALID_ARGUMENT, LOG_KEY_REQUIRED } from '../errors.js';
 import { partitionForKey } from '../partitioner.js';
-import type { ProduceRecord, Producer, RecordMetadata } from '../types.js';
-import { type BatchProducer, NO_PRODUCER, RECORD_OVERHEAD_BYTES, encodeBatch } from '../record-batch.js';
+import type { ProduceRecord, Producer, RecordMetadata, RecordRun } from '../types.js';
+import { appendRuns } from './append-runs.js';
+import { appendPooled, batchBuffer } from './batch-buffers.js';
+import { type BatchProducer, MAX_BATCH_BYTES, NO_PRODUCER, RECORD_OVERHEAD_BYTES, encodeBatch } from '../record-batch.js';
 import type { PartitionLog } from './partition-log.js';
 import type { TopicRegistry } from './topics.js';
 
@@ -35,12 +37,6 @@ function checkRecord(topic: string, r: ProduceRecord, i: number, compacted: bool
     throw new FlowaggError(LOG_KEY_REQUIRED, `record ${i} sent to compacted topic "${topic}" has no key`, { context: { topic, index: i } });
   }
 }
-
-/**
- * Records of one batch stay below this many bytes, as a Kafka producer's batch.size cuts them: a reader
- * fetches whole batches, and a checkpoint of a million flows is one send.
- */
-const MAX_BATCH_BYTES = 1 << 20;
 
 /** The records of a partition, and (when the send went to several) their indexes in the send. */
 interface PartitionGroup {
@@ -80,7 +76,7 @@ export function appendRecords(topics: TopicRegistry, topic: string, records: rea
     for (let from = 0; from < all.length; ) {
       const to = batchEnd(all, from);
       const batch = from === 0 && to === all.length ? all : all.slice(from, to);
-      const { baseOffset, acknowledged } = log.append(encodeBatch(batch, batch.length - 1, producer, now), { producerId: producer.producerId, transactional: producer.transactional, recordsCount: batch.length });
+      const { baseOffset, acknowledged } = appendPooled(log, encodeBatch(batch, batch.length - 1, producer, now, false, batchBuffer), { producerId: producer.producerId, transactional: producer.transactional, recordsCount: batch.length });
       if (withMetadata) for (let k = from; k < to; k++) metadata[group.indexes?.[k] ?? k] = { topic, partition, offset: baseOffset + k - from };
       acks.push(acknowledged);
       from = to;
@@ -127,6 +123,11 @@ export class EmbeddedProducer implements Producer {
     const result = appendRecords(this.topics, topic, records, NO_PRODUCER);
     await result.acknowledged;
     return result.metadata;
+  }
+
+  async sendRuns(topic: string, runs: readonly RecordRun[]): Promise<void> {
+    if (this.closed) throw new FlowaggError(LOG_CLOSED, 'send on a closed producer', { context: { topic } });
+    await appendRuns(this.topics, topic, runs, NO_PRODUCER);
   }
 
   async close(): Promise<void> {

@@ -21,7 +21,8 @@ import { FlowaggError, isFlowaggError } from '../../errors.js';
 import { retry } from '../../retry.js';
 import { LOG_CLOSED, LOG_TXN_STATE } from '../errors.js';
 import { RECORD_OVERHEAD_BYTES } from '../record-batch.js';
-import type { Producer, ProduceRecord, RecordMetadata, TopicPartitionOffset, Transaction, TransactionalProducer } from '../types.js';
+import { checkRuns, recordsOfRuns } from '../record-runs.js';
+import type { Producer, ProduceRecord, RecordMetadata, RecordRun, TopicPartitionOffset, Transaction, TransactionalProducer } from '../types.js';
 import { COMPRESSION, createPartitioner } from './client.js';
 import type { KafkaCluster } from './cluster.js';
 import { KAFKA_BROKER, kafkaCall } from './errors.js';
@@ -181,6 +182,12 @@ export class KafkaProducer implements Producer {
     const turn = this.placing.then(() => this.placeAndQueue(topic, records));
     this.placing = turn.catch(() => undefined);
     return (await Promise.all(await turn)).flat();
+  }
+
+  /** kafkajs takes a message object per record, so the runs become records here. */
+  async sendRuns(topic: string, runs: readonly RecordRun[]): Promise<void> {
+    checkRuns(topic, runs);
+    await this.send(topic, recordsOfRuns(runs));
   }
 
   /**

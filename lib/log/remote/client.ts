@@ -8,6 +8,7 @@ import { type Peer, portPeer } from '../../thread/peer.js';
 import { LOG_CLOSED } from '../errors.js';
 import type { Admin, FetchResult, MessageLog, ProduceRecord, Producer, Reader, RecordMetadata, Transaction, TransactionalProducer } from '../types.js';
 import { RemoteConsumers } from './client-consumer.js';
+import { checkRuns, recordsOfRuns } from '../record-runs.js';
 import { type PackedRecords, pack, transferOf, unpackLogRecords } from './packing.js';
 import { CLIENT, type Handle, OWNER } from './protocol.js';
 
@@ -36,6 +37,10 @@ export function remoteLog(port: MessagePort, backend: MessageLog['backend']): Me
       const handle = call<Handle>(OWNER.producer);
       return {
         send: async (topic, records) => sendPacked<RecordMetadata[]>(OWNER.send, await handle, topic, records),
+        sendRuns: async (topic, runs) => {
+          checkRuns(topic, runs);
+          await sendPacked<RecordMetadata[]>(OWNER.send, await handle, topic, recordsOfRuns(runs));
+        },
         close: async () => call(OWNER.closeProducer, await handle),
       };
     },

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isFlowaggError } from '../../errors.js';
 import { until } from '../../testing/until.js';
-import { LOG_CLOSED, LOG_GROUP_ACTIVE, LOG_PARTITION_OUT_OF_RANGE, LOG_TXN_STATE, LOG_UNKNOWN_TOPIC } from '../errors.js';
+import { LOG_CLOSED, LOG_GROUP_ACTIVE, LOG_INVALID_ARGUMENT, LOG_PARTITION_OUT_OF_RANGE, LOG_TXN_STATE, LOG_UNKNOWN_TOPIC } from '../errors.js';
 import { partitionForKey } from '../partitioner.js';
 import type { Consumer, ConsumerConfig, LogRecord, MessageLog, ProduceRecord, Reader, TopicPartition } from '../types.js';
 
@@ -121,6 +121,43 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
       } finally {
         await c.consumer.stop();
       }
+    });
+
+    test('records sent in runs land in the partition of their key, in the order sent, stamped with the send\'s time', async () => {
+      const partitions = 3;
+      const topic = await createTopic('runs', partitions);
+      // Two buffers, records at arbitrary places in them (gaps between, an empty value), keys of any length.
+      const records = Array.from({ length: 60 }, (_, i) => ({ key: `10.2.${i % 5}.${i}|17|${i * 7}`, value: i % 13 === 0 ? '' : `value-${i}`.repeat(1 + (i % 3)) }));
+      const runs = [records.slice(0, 25), records.slice(25)].map((part) => {
+        const bytes: Buffer[] = [];
+        const bounds: number[] = [];
+        let at = 0;
+        for (const r of part) {
+          const gap = Buffer.from('-'.repeat(at % 4));
+          bytes.push(gap, value(r.key), value(r.value));
+          bounds.push(at + gap.length, at + gap.length + r.key.length, at + gap.length + r.key.length + r.value.length);
+          at = bounds.at(-1)!;
+        }
+        return { buf: Buffer.concat(bytes), bounds: Int32Array.from(bounds) };
+      });
+      const before = Date.now();
+      await log.producer().sendRuns(topic, runs);
+      const c = await startConsumer(log, [topic], { groupId: unique('runs') });
+      try {
+        await until('60 records', () => c.records.length >= records.length, { timeoutMs });
+        for (let p = 0; p < partitions; p++) {
+          const expected = records.filter((r) => partitionForKey(value(r.key), partitions) === p);
+          assert.deepEqual(ofPartition(c.records, p).map((r) => [text(r.key), text(r.value)]), expected.map((r) => [r.key, r.value]), `partition ${p}`);
+        }
+        for (const r of c.records) {
+          assert.ok(r.timestamp >= before - 1000 && r.timestamp <= Date.now() + 1000, `timestamp ${r.timestamp}`);
+          assert.deepEqual(r.headers, {});
+        }
+      } finally {
+        await c.consumer.stop();
+      }
+      const outside = { buf: Buffer.from('key-value'), bounds: Int32Array.from([0, 3, 10]) };
+      await assert.rejects(log.producer().sendRuns(topic, [outside]), (err: unknown) => isFlowaggError(err, LOG_INVALID_ARGUMENT) && /outside its 9-byte buffer/.test((err as Error).message));
     });
 
     test('records keep their key, value, tombstone, timestamp and headers', async () => {
