@@ -25,7 +25,7 @@ export const clickHouseSection = z
       .optional()
       .describe("flowagg: the server's HTTP (or, for tls://, HTTPS) port, used when databaseURL is tcp:// or tls:// (the native protocol, which flowagg does not speak): Antrea's chart names port 9000, whose server serves HTTP on 8123 unless its http_port says otherwise."),
     debug: z.boolean().default(false).describe('Logs every request of the ClickHouse client.'),
-    compress: z.boolean().default(true).describe('gzip request and response bodies (Antrea: LZ4 on the native protocol).'),
+    compress: z.boolean().default(true).describe('gzip request bodies (at level 1, the fastest) and response bodies (Antrea: LZ4 on the native protocol).'),
     commitInterval: emptyIsDefault(duration.default(8000).refine((ms) => ms >= 1000, { message: 'commitInterval must be at least 1s' }).describe('A batch is inserted at the latest this long after its first record arrived.')),
     tls: z
       .strictObject({

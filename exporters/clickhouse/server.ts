@@ -105,7 +105,9 @@ export class ClickHouseServer {
       // Every statement names its database: the configured one may not exist until ensureSchema creates it.
       database: 'default',
       request_timeout: config.requestTimeout,
-      compression: { request: config.compress, response: config.compress },
+      // gzip's fastest level: Antrea's LZ4 trades ratio for speed too, and zlib's default (6) took more of
+      // the exporter's CPU than writing the rows (105,610 rows per CPU-s against 230,806 uncompressed).
+      compression: { request: config.compress && { codec: 'gzip', level: 1 }, response: config.compress },
       // Servers before 23.11 close idle connections after 3 s; a busy event loop runs the client's idle
       // timer late, so sockets are dropped well before and checked before each reuse.
       keep_alive: { enabled: true, idle_socket_ttl: 1000, eagerly_destroy_stale_sockets: true },
