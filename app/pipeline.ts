@@ -59,7 +59,7 @@ function netflowProtocol(version: number): 'netflow_v9' | 'netflow_v5' | undefin
 /** Decodes the capture into flows.raw; returns the records written and the problems reported. */
 async function ingestCapture(path: string, log: MessageLog, topic: string, io: PipelineIo): Promise<{ records: number; problems: number }> {
   const sessions = new Map<string, { session: ExporterSession; clock: { now: number } }>();
-  const out = new RunWriter();
+  const writer = new RunWriter();
   // The layouts of one capture, compiled as ingest compiles them (its defaults: ingest.templates).
   const transcoders = new TranscoderCache({ maxLayouts: 4096, compileAfterRecords: 16 });
   const producer = log.producer();
@@ -99,9 +99,9 @@ async function ingestCapture(path: string, log: MessageLog, topic: string, io: P
         // The header's export time (NetFlow's unix seconds follow its sysUpTime) stands for the receive time.
         const at = protocol === 'ipfix' ? 4 : 8;
         const exportTime = buf.length >= at + 4 ? buf.readUInt32BE(at) : 0;
-        const message = transcodeMessage(entry.session, buf, out, exportTime * 1000, transcoders);
+        const message = transcodeMessage(entry.session, buf, writer, exportTime * 1000, transcoders);
         for (const e of message.errors) report(m.offset + (m.exporter === undefined ? (e.context.offset ?? 0) : 0), `${m.exporter ? `message from ${m.exporter}: ` : ''}${e.message}`, e.code);
-        // The runs lie in `out`'s chunks, which are never reused: copying them is not needed.
+        // The runs lie in the writer's chunks, which are never reused: copying them is not needed.
         pending.push(...message.runs);
         pendingRecords += message.records;
       } catch (e) {

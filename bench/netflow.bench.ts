@@ -69,11 +69,11 @@ function v5Packets(): Buffer[] {
 function transcoding(protocol: SessionProtocol, messages: readonly Uint8Array[]): () => void {
   const session = new ExporterSession('udp', { address: '192.0.2.1', port: 2055 }, { templateTtlMs: 1_800_000, now: Date.now }, protocol);
   const cache = new TranscoderCache({ maxLayouts: 16, compileAfterRecords: 16 });
-  const out = new RunWriter(undefined, 16 << 20);
+  const writer = new RunWriter(undefined, 16 << 20);
   const buffers = messages.map((m) => Buffer.from(m.buffer, m.byteOffset, m.byteLength));
   return () => {
-    out.out.reset();
-    for (const m of buffers) if (transcodeMessage(session, m, out, 0, cache).records !== PER_PACKET) throw new Error(`${protocol}: a packet did not transcode whole`);
+    writer.out.reset();
+    for (const m of buffers) if (transcodeMessage(session, m, writer, 0, cache).records !== PER_PACKET) throw new Error(`${protocol}: a packet did not transcode whole`);
   };
 }
 

@@ -114,7 +114,7 @@ export class Pipeline {
   /** Datagrams waiting to be handled, in event-loop slices. */
   readonly #datagrams: SlicedQueue<{ message: Buffer; from: Endpoint; port: 'ipfix' | 'netflow' }>;
   readonly #sequences: SequenceTracker;
-  readonly #out: RunWriter;
+  readonly #writer: RunWriter;
   readonly #deps: PipelineDeps;
   readonly #config: IngestSection;
   readonly #now: () => number;
@@ -173,7 +173,7 @@ export class Pipeline {
     );
     // Every paused stream waits for one 'drain'.
     this.queue.setMaxListeners(0);
-    this.#out = this.queue.runWriter();
+    this.#writer = this.queue.runWriter();
     this.#datagrams = new SlicedQueue({ maxBytes: config.udp.backlogBytes, sliceMs: WORK_SLICE_MS }, ({ message, from, port }) => {
       const protocol = port === 'ipfix' ? 'ipfix' : netflowPortProtocol(message);
       if (protocol === undefined) {
@@ -325,7 +325,7 @@ export class Pipeline {
     const { first: buf, rest } = session.protocol === 'ipfix' && message.length >= MESSAGE_HEADER_LENGTH ? cutAtTemplateBudget(message, TEMPLATE_BYTES_PER_PART) : { first: message, rest: undefined };
     let t: TranscodedMessage;
     try {
-      t = transcodeMessage(session, buf, this.#out, this.#now(), this.#transcoders);
+      t = transcodeMessage(session, buf, this.#writer, this.#now(), this.#transcoders);
     } catch (err) {
       // Not only IpfixErrors: whatever the input makes the decoder do, it must not take the service down.
       const reason = isFlowaggError(err) ? err.code : 'internal';

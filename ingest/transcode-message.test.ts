@@ -34,8 +34,8 @@ function messages(template: Template, records: number, withTemplate: boolean): B
 function setup() {
   const session = new ExporterSession('udp', { address: '10.9.9.9', port: 1 }, { templateTtlMs: 60_000, now: () => 0 });
   const cache = new TranscoderCache({ maxLayouts: 16, compileAfterRecords: 4 });
-  const out = new RunWriter();
-  return { session, run: (buf: Buffer) => transcodeMessage(session, buf, out, 0, cache) };
+  const writer = new RunWriter();
+  return { session, run: (buf: Buffer) => transcodeMessage(session, buf, writer, 0, cache) };
 }
 
 test('data in a layout the session does not know yet is skipped whole and counted, never written', () => {

@@ -64,6 +64,21 @@ export const RECORD_OVERHEAD_BYTES = 32;
  */
 export const MAX_BATCH_BYTES = 1 << 20;
 
+/**
+ * The end of the batch of records [from, end) that starts at `from`: at least one record, below
+ * MAX_BATCH_BYTES if more, each record counted as RECORD_OVERHEAD_BYTES plus `bytesOf(i)`.
+ */
+export function batchEnd(from: number, end: number, bytesOf: (i: number) => number): number {
+  let bytes = 0;
+  let to = from;
+  for (; to < end; to++) {
+    const size = RECORD_OVERHEAD_BYTES + bytesOf(to);
+    if (to > from && bytes + size > MAX_BATCH_BYTES) break;
+    bytes += size;
+  }
+  return to;
+}
+
 export const NO_PRODUCER: BatchProducer = { producerId: -1, producerEpoch: -1, transactional: false };
 
 /**
@@ -248,7 +263,6 @@ export function encodeBatch(records: readonly EncodableRecord[], lastOffsetDelta
 /** Body bytes of a run's record: attributes, timestamp delta 0, offset delta, key, value, no headers. */
 const runBodySize = (offsetDelta: number, keyLength: number, valueLength: number) =>
   3 + varintSize(offsetDelta) + varintSize(keyLength) + keyLength + varintSize(valueLength) + valueLength;
-
 
 /** A run's record copied into a batch (TypedArray#set: Buffer#copy is a call into C++, a third slower here). */
 function writeRange(buf: Buffer, pos: number, src: Buffer, start: number, end: number): number {

@@ -4,11 +4,9 @@ import { FlowaggError } from '../errors.js';
 import { LOG_INVALID_ARGUMENT } from './errors.js';
 import type { ProduceRecord, RecordRun } from './types.js';
 
-export const runLength = (run: RecordRun): number => run.bounds.length / 3;
-
 export function runsLength(runs: readonly RecordRun[]): number {
   let n = 0;
-  for (const run of runs) n += runLength(run);
+  for (const run of runs) n += run.bounds.length / 3;
   return n;
 }
 

@@ -44,11 +44,11 @@ function checkedTranscode(): FuzzTarget<ExporterSession>['decode'] {
   const reader = flowRecordReader();
   // Shared across sessions, as in the service; small, so that eviction and recompiling are fuzzed too.
   const transcoders = new TranscoderCache({ maxLayouts: 64, compileAfterRecords: 4 });
-  const out = new RunWriter();
+  const writer = new RunWriter();
   return (session, bytes) => {
     const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    out.out.reset();
-    const t = transcodeMessage(session, buf, out, 1_700_000_000_000, transcoders);
+    writer.out.reset();
+    const t = transcodeMessage(session, buf, writer, 1_700_000_000_000, transcoders);
     for (const r of recordsOfRuns(t.runs)) {
       try {
         reader.decode(r.value!);

@@ -1,8 +1,8 @@
 // Sending RecordRuns (ingest's flows): each record to the partition of its key, as appendRecords routes
-// them, then each partition's records in the order sent, in batches below MAX_BATCH_BYTES, copied
+// them, then each partition's records in the order sent, in batches cut as appendRecords cuts them, copied
 // straight from the runs' buffers into the batch: no object per record on the way.
 import { partitionForKey } from '../partitioner.js';
-import { type BatchProducer, MAX_BATCH_BYTES, RECORD_OVERHEAD_BYTES, encodeRunBatch } from '../record-batch.js';
+import { type BatchProducer, batchEnd, encodeRunBatch } from '../record-batch.js';
 import { checkRuns, runsLength } from '../record-runs.js';
 import type { RecordRun } from '../types.js';
 import { appendPooled, batchBuffer } from './batch-buffers.js';
@@ -50,18 +50,16 @@ export function appendRuns(topics: TopicRegistry, topic: string, runs: readonly 
   const records = runsLength(runs);
   if (records === 0) return Promise.resolve();
   const { starts, runIndexes, ats } = place(runs, records, t.partitions.length);
+  const payloadBytes = (k: number) => {
+    const { bounds } = runs[runIndexes[k]!]!;
+    return bounds[ats[k]! + 2]! - bounds[ats[k]!]!;
+  };
   const now = Date.now();
   const acks: Promise<void>[] = [];
   for (let p = 0; p < t.partitions.length; p++) {
     const log = t.partitions[p]!;
     for (let from = starts[p]!, end = starts[p + 1]!; from < end; ) {
-      let to = from;
-      for (let bytes = 0; to < end; to++) {
-        const { bounds } = runs[runIndexes[to]!]!;
-        const size = RECORD_OVERHEAD_BYTES + bounds[ats[to]! + 2]! - bounds[ats[to]!]!;
-        if (to > from && bytes + size > MAX_BATCH_BYTES) break;
-        bytes += size;
-      }
+      const to = batchEnd(from, end, payloadBytes);
       const batch = encodeRunBatch(runs, runIndexes, ats, from, to, producer, now, batchBuffer);
       acks.push(appendPooled(log, batch, { producerId: producer.producerId, transactional: producer.transactional, recordsCount: to - from }).acknowledged);
       from = to;

@@ -7,7 +7,7 @@ import { partitionForKey } from '../partitioner.js';
 import type { ProduceRecord, Producer, RecordMetadata, RecordRun } from '../types.js';
 import { appendRuns } from './append-runs.js';
 import { appendPooled, batchBuffer } from './batch-buffers.js';
-import { type BatchProducer, MAX_BATCH_BYTES, NO_PRODUCER, RECORD_OVERHEAD_BYTES, encodeBatch } from '../record-batch.js';
+import { type BatchProducer, NO_PRODUCER, batchEnd, encodeBatch } from '../record-batch.js';
 import type { PartitionLog } from './partition-log.js';
 import type { TopicRegistry } from './topics.js';
 
@@ -74,7 +74,7 @@ export function appendRecords(topics: TopicRegistry, topic: string, records: rea
     const log = t.partitions[partition]!;
     const all = group.records;
     for (let from = 0; from < all.length; ) {
-      const to = batchEnd(all, from);
+      const to = batchEnd(from, all.length, (i) => payloadBytes(all[i]!));
       const batch = from === 0 && to === all.length ? all : all.slice(from, to);
       const { baseOffset, acknowledged } = appendPooled(log, encodeBatch(batch, batch.length - 1, producer, now, false, batchBuffer), { producerId: producer.producerId, transactional: producer.transactional, recordsCount: batch.length });
       if (withMetadata) for (let k = from; k < to; k++) metadata[group.indexes?.[k] ?? k] = { topic, partition, offset: baseOffset + k - from };
@@ -86,19 +86,11 @@ export function appendRecords(topics: TopicRegistry, topic: string, records: rea
   return { metadata, partitions, acknowledged: Promise.all(acks).then(() => undefined) };
 }
 
-/** The end of the batch that starts at `from`: at least one record, below MAX_BATCH_BYTES if more. */
-function batchEnd(records: readonly ProduceRecord[], from: number): number {
-  let bytes = 0;
-  let to = from;
-  while (to < records.length) {
-    const r = records[to]!;
-    let size = RECORD_OVERHEAD_BYTES + (r.key?.length ?? 0) + (r.value?.length ?? 0);
-    for (const k in r.headers) size += k.length + r.headers[k]!.length;
-    if (to > from && bytes + size > MAX_BATCH_BYTES) break;
-    bytes += size;
-    to++;
-  }
-  return to;
+/** A record's key, value and headers in bytes (batchEnd adds RECORD_OVERHEAD_BYTES). */
+function payloadBytes(r: ProduceRecord): number {
+  let size = (r.key?.length ?? 0) + (r.value?.length ?? 0);
+  for (const k in r.headers) size += k.length + r.headers[k]!.length;
+  return size;
 }
 
 /** The records of each partition, in the order sent. */
