@@ -1,22 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { serviceConfigOf } from './testing/service-config.js';
 import { readConfig } from '../lib/config/load.js';
 import { processorThreads } from './processors.js';
 import { serviceConfigSchema } from './service-config.js';
 
-const configWith = (yaml: string) => {
-  const r = readConfig(serviceConfigSchema, { text: yaml, env: {} });
-  assert.ok(r.ok, JSON.stringify(r.diagnostics));
-  return r.config;
-};
-
 test('processor.threads auto: none below three cores, then a core left to the main thread, at most the partitions of flows.raw', () => {
-  const auto = configWith('{}');
+  const auto = serviceConfigOf('{}');
   assert.deepEqual([1, 2, 3, 5, 16].map((cores) => processorThreads(auto, cores)), [0, 0, 2, 4, 4]);
-  const eight = configWith('log: {topics: {flowsRawPartitions: 8}}');
+  const eight = serviceConfigOf('log: {topics: {flowsRawPartitions: 8}}');
   assert.deepEqual([2, 16].map((cores) => processorThreads(eight, cores)), [0, 8]);
-  assert.equal(processorThreads(configWith('processor: {threads: 0}'), 16), 0, '0: in the main thread');
-  assert.equal(processorThreads(configWith('processor: {threads: 3}'), 2), 3, 'a number is taken as it is');
+  assert.equal(processorThreads(serviceConfigOf('processor: {threads: 0}'), 16), 0, '0: in the main thread');
+  assert.equal(processorThreads(serviceConfigOf('processor: {threads: 3}'), 2), 3, 'a number is taken as it is');
 });
 
 test('processor.threads refuses what is not auto or a count', () => {

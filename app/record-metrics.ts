@@ -9,7 +9,7 @@
 // in a process that only exports, the records of the exporter that delivered the most.
 import type { Counter } from 'prom-client';
 import { counterTotal } from '../lib/telemetry/metrics.js';
-import type { Ingest } from '../ingest/index.js';
+import type { IngestService } from '../ingest/thread/threaded-ingest.js';
 import { ingestMetrics } from '../ingest/metrics.js';
 import type { RunningProcessors } from './processors.js';
 import { processorMetrics } from '../processor/metrics.js';
@@ -17,16 +17,16 @@ import { exportMetrics } from '../exporters/metrics.js';
 import type { ExportRunner } from '../exporters/runner.js';
 
 export interface RecordMetricsSources {
-  readonly ingest: Ingest | undefined;
+  readonly ingest: IngestService | undefined;
   readonly processors: RunningProcessors | undefined;
-  readonly runners: readonly ExportRunner[];
+  readonly runners: readonly Pick<ExportRunner, 'kind'>[];
 }
 
 export async function recordMetrics({ ingest, processors: processor, runners }: RecordMetricsSources) {
   const kinds = new Set(runners.map((r) => r.kind));
   const delivered = await Promise.all(runners.map((r) => counterTotal(exportMetrics.records, { exporter: r.kind })));
   const processed = processor === undefined ? undefined : await counterTotal(processorMetrics.records);
-  const s = ingest?.stats();
+  const s = await ingest?.stats();
   const ingestCount = <L extends string>(c: Counter<L>) => (ingest === undefined ? Promise.resolve(0) : counterTotal(c));
   const dropped =
     (await ingestCount(ingestMetrics.droppedRecords)) +

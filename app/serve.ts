@@ -22,10 +22,11 @@ import { Supervisor } from '../lib/service/supervisor.js';
 import { ServiceStack } from '../lib/service/stack.js';
 import { listenForStop } from './cli/stop-signals.js';
 import type { Service } from '../lib/service/service.js';
-import { createIngest } from '../ingest/index.js';
+import { createIngestService } from '../ingest/thread/threaded-ingest.js';
 import { EXPORTER_MODULES } from './exporters/index.js';
 import { type ExporterModule, findExporter } from './exporters/registry.js';
-import { createExportRunner, type ExportRunner } from '../exporters/runner.js';
+import { createExportRunner } from '../exporters/runner.js';
+import { type ExportService, ThreadedExportRunner, exportThreads } from './exporters/thread/threaded-runner.js';
 import { createFlowStream, type FlowStream } from '../exporters/flowstream/index.js';
 import { type ParsedArgs, stringOption } from './cli/command.js';
 import { startExplorer } from './explorer.js';
@@ -109,10 +110,10 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     return supervisor;
   };
   const services = new ServiceStack(logger);
-  const ingest = opts.ingest === false ? undefined : supervise(() => createIngest(config, { log, framing }));
+  const ingest = opts.ingest === false ? undefined : supervise(() => createIngestService(config, { log, framing }));
   let processors: RunningProcessors | undefined;
   /** Per exporter module, the runner of its current section (none while it is disabled). */
-  const runners = new Map<string, Supervisor<ExportRunner> | undefined>();
+  const runners = new Map<string, Supervisor<ExportService> | undefined>();
   const liveRunners = () => [...runners.values()].flatMap((r) => (r === undefined ? [] : [r.current]));
   // Services subscribe to the keys they apply live (watcher.subscribe); ingest has none (Antrea restarts for its keys).
   const watcher = opts.file === undefined ? undefined : new ConfigWatcher(serviceConfigSchema, config, { file: opts.file, logger: componentLogger('config'), ...(opts.overrides && { overrides: opts.overrides }) });
@@ -127,8 +128,12 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   try {
     // Values of flows.processed framed with a schema registry id (log.valueFormat confluent) decode with it.
     const processed = modules.length === 0 ? undefined : await topicValueFraming(config.log, config.log.topics.flowsProcessed, FLOW_RECORD_SCHEMA);
-    const values = new FlowValues(processed?.kind === 'confluent' ? processed.schemaId : undefined);
-    const runnerOf = (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => supervise(() => createExportRunner({ topics: c.log.topics }, { log, exporter: m.create(c, { log }), values }));
+    const schemaId = processed?.kind === 'confluent' ? processed.schemaId : undefined;
+    const values = new FlowValues(schemaId);
+    const threads = exportThreads(config);
+    const runnerOf = (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => supervise<ExportService>(() => (threads
+      ? new ThreadedExportRunner(c, m.kind, { log, schemaId })
+      : createExportRunner({ topics: c.log.topics }, { log, exporter: m.create(c, { log }), values })));
     for (const m of modules) {
       const first = runnerOf(m, config);
       await first.start();

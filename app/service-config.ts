@@ -18,6 +18,7 @@ import { flowLoggerSection } from '../exporters/flowlog/config.js';
 import { s3UploaderSection } from '../exporters/s3/config.js';
 import { flowStreamSection } from '../exporters/flowstream/config.js';
 import { explorerSection } from '../exporters/explorer/config.js';
+import { exportersSection } from '../exporters/config.js';
 
 export const serviceConfigSchema = z
   .strictObject(
@@ -30,6 +31,7 @@ export const serviceConfigSchema = z
       clickHouse: reloadable(clickHouseSection, 'live'),
       s3Uploader: reloadable(s3UploaderSection, 'live'),
       flowLogger: reloadable(flowLoggerSection, 'live'),
+      exporters: exportersSection,
       log: logConfigSchema.prefault({}),
       apiServer: apiServerSection,
       kubernetes: kubernetesSection,

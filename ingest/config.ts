@@ -105,6 +105,10 @@ export const ingestSection = z
       .describe('The bounded queue between decoding and the log: the backpressure point.'),
     clockTick: duration.default(1000).describe("How often ingest writes its time to every flows.raw partition (a clock tick), so that a partition receiving no record still moves the processor's clock and its flows expire; 0 never does (flows then wait for the next record)."),
     shutdownTimeout: duration.default(10_000).describe('On stop, how long records still queued may take to reach the log before they are given up (and counted).'),
+    thread: z
+      .union([z.literal('auto'), z.boolean()])
+      .default('auto')
+      .describe("Ingest (its listeners, decoding and transcoding) on a worker thread of its own, handing its records to the main thread's log: `auto` is on from four cores (below, the crossing costs more CPU than it takes off the main thread), `false` keeps it in the main thread."),
   })
   .prefault({});
 

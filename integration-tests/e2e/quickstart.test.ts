@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { untilHolds } from '../../lib/testing/until.js';
 import { readLogApi, remoteAdmin } from '../../lib/log/admin-api.js';
@@ -27,7 +27,8 @@ const CLI = join(import.meta.dirname, '../../bin/flowagg.js');
 const SIDES = ['FromSourceNode', 'FromDestinationNode'] as const;
 const isText = (v: unknown) => typeof v === 'string' && v !== '';
 
-const startRun = (dir: string): Promise<Run> => startFlowaggRun(dir, { env: EPHEMERAL_RUN_ENV });
+/** Every stage on a worker thread of its own (auto starts none on CI's two cores): the same totals, through the same SIGTERM. */
+const ON_THREADS = { FLOWAGG_CFG_INGEST_THREAD: 'true', FLOWAGG_CFG_PROCESSOR_THREADS: '2', FLOWAGG_CFG_EXPORTERS_THREADS: 'true' };
 
 /** Per flow tuple, each side's sums of the four delta counters. */
 type SideSums = Record<(typeof SIDES)[number], Record<DeltaCounter, number>>;
@@ -71,7 +72,12 @@ const total = (m: Map<string, SideSums>) => {
   return n;
 };
 
-test('quick start: flowagg run, flowagg simulate 10 s; the flow log holds every flow with the sums sent, through a SIGTERM and a restart', async (t) => {
+for (const [where, threads] of [['', {}], [', every stage on a thread', ON_THREADS]] as const) {
+  test(`quick start${where}: flowagg run, flowagg simulate 10 s; the flow log holds every flow with the sums sent, through a SIGTERM and a restart`, (t) => quickStart(t, threads));
+}
+
+async function quickStart(t: TestContext, threads: Record<string, string>): Promise<void> {
+  const startRun = (dir: string): Promise<Run> => startFlowaggRun(dir, { env: { ...EPHEMERAL_RUN_ENV, ...threads } });
   const dir = mkdtempSync(join(tmpdir(), 'flowagg-quickstart-'));
   let run = await startRun(dir);
   t.after(() => { if (run.child.process.exitCode === null) run.child.process.kill('SIGKILL'); });
@@ -136,4 +142,4 @@ test('quick start: flowagg run, flowagg simulate 10 s; the flow log holds every 
     const key = tupleKey(f.sourceAddress, f.destinationAddress, f.protocol, f.sourcePort, f.destinationPort);
     assert.ok(lines.some((l) => lineTuple(l) === key && isText(l.sourcePodName) && isText(l.destinationPodName)), `flow ${f.flow}: a correlated line with both Pods`);
   }
-});
+}

@@ -24,15 +24,17 @@ async function readyz(port: number): Promise<Readyz> {
 }
 
 const SERVICES = [
-  { check: 'processor', group: 'flowagg-processor' },
+  { check: 'processor', group: 'flowagg-processor', where: '' },
   // The runner's consumer of flows.processed and its consumer of export.batches.
-  { check: 'export.flowlog', group: 'flowagg-export-flowlog' },
+  { check: 'export.flowlog', group: 'flowagg-export-flowlog', where: '' },
+  // The same runner on a worker thread: its consumers are the thread's, on this thread's log.
+  { check: 'export.flowlog', group: 'flowagg-export-flowlog', where: ' on its thread', overrides: { 'exporters.threads': true } },
   // ingest's consumer of ipfix.templates (UDP), one group per replica.
-  { check: 'ingest', group: 'flowagg-ingest-templates-' },
+  { check: 'ingest', group: 'flowagg-ingest-templates-', where: '' },
 ];
 
-for (const { check, group } of SERVICES) {
-  test(`flowagg run whose ${check} consumer fails: not ready while it restarts, ready again after, exit status 1 once it keeps failing`, async (t) => {
+for (const { check, group, where, overrides } of SERVICES) {
+  test(`flowagg run whose ${check}${where} consumer fails: not ready while it restarts, ready again after, exit status 1 once it keeps failing`, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'flowagg-supervision-'));
     const config = loadConfig(serviceConfigSchema, {
       env: {},
@@ -41,6 +43,7 @@ for (const { check, group } of SERVICES) {
         'log.embedded.dir': join(dir, 'log'), 'log.embedded.fsync.policy': 'interval',
         'flowLogger.enable': true, 'flowLogger.path': join(dir, 'flows.log'),
         'supervision.initialBackoff': 400, 'supervision.maxBackoff': 400, 'supervision.maxRestarts': 1,
+        ...overrides,
       },
     });
     let log: CrashingLog | undefined;

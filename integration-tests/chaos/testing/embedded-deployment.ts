@@ -41,9 +41,9 @@ export async function prepareEmbedded(o: { mode: ChaosMode; dir: string; clickho
   const backend = `  backend: embedded\n  embedded:\n    dir: ${logDir}`;
   await writeFile(config, configYaml({ mode: o.mode, backend, topics, processorGroup, tlsDir: o.tlsDir, sinks }));
   const ports = { ipfix: await freePort(), grpc: await freePort() };
-  // The processor on two worker threads, so that the kills land on a run whose partitions live on threads
-  // (auto starts none on CI's two cores).
-  const env = { FLOWAGG_CFG_INGEST_PORT: String(ports.ipfix), FLOWAGG_CFG_INGEST_GRPC_PORT: String(ports.grpc), FLOWAGG_CFG_EXPLORER_ENABLE: 'false', FLOWAGG_CFG_PROCESSOR_THREADS: '2' };
+  // The processor on two worker threads and each exporter on one, so that the kills land on a run whose
+  // partitions live on threads (auto starts none on CI's two cores).
+  const env = { FLOWAGG_CFG_INGEST_PORT: String(ports.ipfix), FLOWAGG_CFG_INGEST_GRPC_PORT: String(ports.grpc), FLOWAGG_CFG_EXPLORER_ENABLE: 'false', FLOWAGG_CFG_PROCESSOR_THREADS: '2', FLOWAGG_CFG_EXPORTERS_THREADS: 'true' };
   const run = await servicePod({ name: 'run', dir, argv: ['run', '--config', config], readyMessage: 'flowagg run running', env });
   const pods = new Map<ServiceName, Pod>([['run', run]]);
   return { ...sinks, mode: o.mode, dir, logDir, topics, processorGroup, ports, run, pods, pod: () => run };

@@ -8,7 +8,8 @@ import { type Peer, portPeer } from '../../thread/peer.js';
 import { LOG_CLOSED } from '../errors.js';
 import type { Admin, FetchResult, MessageLog, ProduceRecord, Producer, Reader, RecordMetadata, Transaction, TransactionalProducer } from '../types.js';
 import { RemoteConsumers } from './client-consumer.js';
-import { checkRuns, recordsOfRuns } from '../record-runs.js';
+import { checkRuns } from '../record-runs.js';
+import { packRuns, transferOfRun } from './packing-runs.js';
 import { type PackedRecords, pack, transferOf, unpackLogRecords } from './packing.js';
 import { CLIENT, type Handle, OWNER } from './protocol.js';
 
@@ -39,7 +40,8 @@ export function remoteLog(port: MessagePort, backend: MessageLog['backend']): Me
         send: async (topic, records) => sendPacked<RecordMetadata[]>(OWNER.send, await handle, topic, records),
         sendRuns: async (topic, runs) => {
           checkRuns(topic, runs);
-          await sendPacked<RecordMetadata[]>(OWNER.send, await handle, topic, recordsOfRuns(runs));
+          const packed = packRuns(runs);
+          await peer.call<void>(OWNER.sendRuns, [await handle, topic, packed], transferOfRun(packed));
         },
         close: async () => call(OWNER.closeProducer, await handle),
       };

@@ -2,7 +2,7 @@
 // worker thread). The client opens producers, transactions, consumers and readers on the owner and names
 // them by the handle the owner answered; a consumer's deliveries are the owner's calls to the client.
 export const OWNER = {
-  producer: 'producer', send: 'send', closeProducer: 'closeProducer',
+  producer: 'producer', send: 'send', sendRuns: 'sendRuns', closeProducer: 'closeProducer',
   transactional: 'transactional', begin: 'begin', txnSend: 'txnSend', sendOffsets: 'sendOffsets', commit: 'commit', abort: 'abort', closeTransactional: 'closeTransactional',
   consumer: 'consumer', subscribe: 'subscribe', run: 'run', commitOffsets: 'commitOffsets', seek: 'seek', pause: 'pause', resume: 'resume', stop: 'stop',
   reader: 'reader', fetch: 'fetch', closeReader: 'closeReader',

@@ -13,6 +13,7 @@ import { LOG_CLOSED } from '../errors.js';
 import type { Admin, Batch, Consumer, ConsumerConfig, FetchOptions, MessageLog, Producer, Reader, ReaderConfig, TopicPartition, TopicPartitionOffset, Transaction, TransactionalProducer } from '../types.js';
 import { type PackedRecords, pack, transferOf, unpackProduceRecords } from './packing.js';
 import { CLIENT, type Handle, OWNER } from './protocol.js';
+import { type PackedRun, unpackRun } from './packing-runs.js';
 
 export interface ServedLog {
   close(): Promise<void>;
@@ -65,6 +66,7 @@ export function serveLog(log: MessageLog, port: MessagePort): ServedLog {
   const peer: Peer = portPeer(port, {
     [OWNER.producer]: () => open({ kind: 'producer', producer: log.producer() }),
     [OWNER.send]: (h: Handle, topic: string, packed: PackedRecords) => get(h, 'producer').producer.send(topic, unpackProduceRecords(packed)),
+    [OWNER.sendRuns]: (h: Handle, topic: string, packed: PackedRun) => get(h, 'producer').producer.sendRuns(topic, [unpackRun(packed)]),
     [OWNER.closeProducer]: (h: Handle) => closeOpened(h),
     [OWNER.transactional]: (id: string) => open({ kind: 'transactional', producer: log.transactionalProducer(id) }),
     [OWNER.begin]: async (h: Handle) => {
