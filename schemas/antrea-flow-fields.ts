@@ -228,35 +228,52 @@ function readTag(b: Uint8Array, p: number, end: number): number {
 function readMessage(table: MessageTable, b: Uint8Array, p: number, end: number, out: FlowFields): void {
   while (p < end) {
     const tagAt = p;
-    p = readTag(b, p, end);
-    const { fieldNumber, wireType } = tag;
+    // Tags of one byte (fields 1 to 15) and lengths or values below 128, the common case, are read inline.
+    let fieldNumber: number;
+    let wireType: number;
+    const first = b[p]!;
+    if (first < 0x80 && first >= 8) {
+      fieldNumber = first >>> 3;
+      wireType = first & 7;
+      p++;
+    } else {
+      p = readTag(b, p, end);
+      fieldNumber = tag.fieldNumber;
+      wireType = tag.wireType;
+    }
     const action = table[fieldNumber];
     if (action === undefined) {
       p = skip(b, p, end, wireType, fieldNumber);
       continue;
     }
     if (wireType !== action.wireType) throw malformed(`wire type ${wireType}, the schema says ${action.wireType}`, action.name, tagAt);
-    varint.read(b, p, end, action.name);
-    p = varint.p;
+    let lo: number;
+    let hi = 0;
+    if (p < end && b[p]! < 0x80) lo = b[p++]!;
+    else {
+      varint.read(b, p, end, action.name);
+      p = varint.p;
+      lo = varint.lo;
+      hi = varint.hi;
+    }
     const leaf = action.leaf;
     if (wireType === 2) {
-      const length = varint.lo;
-      if (varint.hi !== 0 || p + length > end) throw malformed('length beyond the message', action.name, tagAt);
+      if (hi !== 0 || p + lo > end) throw malformed('length beyond the message', action.name, tagAt);
       if (leaf !== undefined) {
         out.start[leaf.slot] = p;
-        out.length[leaf.slot] = length;
+        out.length[leaf.slot] = lo;
       } else {
-        readMessage(action.message!, b, p, p + length, out);
+        readMessage(action.message!, b, p, p + lo, out);
       }
-      p += length;
+      p += lo;
     } else {
       const slot = leaf!.slot;
       if (leaf!.kind === 'uint64') {
-        out.num[slot] = varint.hi * TWO32 + varint.lo;
-        out.high[slot] = varint.hi;
-        out.low[slot] = varint.lo;
+        out.num[slot] = hi * TWO32 + lo;
+        out.high[slot] = hi;
+        out.low[slot] = lo;
       } else {
-        out.num[slot] = varint.lo;
+        out.num[slot] = lo;
       }
     }
   }

@@ -99,8 +99,19 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
   const flusher = setInterval(() => open.forEach(flush), 1000);
   flusher.unref();
   const warn = sampledLogger(deps.logger);
+  const writer = deps.queue.runWriter();
+  let enqueueScheduled = false;
+  const enqueueWritten = () => {
+    enqueueScheduled = false;
+    deps.queue.enqueueRuns(writer.take());
+  };
   const exportDeps = {
-    queue: deps.queue, transcoder: new FlowTranscoder(deps.framing), writer: deps.queue.runWriter(), now: deps.now ?? Date.now, stats, warn,
+    queue: deps.queue, transcoder: new FlowTranscoder(deps.framing), writer, now: deps.now ?? Date.now, stats, warn,
+    written() {
+      if (enqueueScheduled) return;
+      enqueueScheduled = true;
+      setImmediate(enqueueWritten);
+    },
     maxStreamsPerPeer: config.maxStreamsPerPeer,
     admit(address: string) {
       const n = (streamsPerPeer.get(address) ?? 0) + 1;
@@ -172,6 +183,7 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
     stats: () => ({ ...stats }),
     async close() {
       clearInterval(flusher);
+      enqueueWritten();
       open.forEach(flush);
       injector.destroy();
       await listener.close();
