@@ -104,7 +104,8 @@ export class ProduceQueue extends EventEmitter<{ drain: []; idle: [] }> {
 
   /**
    * Takes the records of one message. It always accepts them: callers check `throttled` first (UDP drops,
-   * streams pause after this message), so the bounds are overshot by at most one message per session.
+   * streams pause after this message), so the bounds are overshot by at most one message per session (the
+   * gRPC collector queues its streams' flows once per turn of the event loop: one turn's messages).
    */
   enqueue(records: readonly ProduceRecord[]): void {
     if (records.length === 0 || this.#abandoned) return;
