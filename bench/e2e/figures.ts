@@ -47,7 +47,8 @@ const s = (v: number) => `${v.toFixed(1)} s`;
 export function results(name: string, p: PhaseRun, f: PhaseFigures, load: string): BenchResult[] {
   const r = p.report.records;
   const skipped = r.skipped.late + r.skipped.unavailable;
-  const shape = `${p.report.nodes.length} Agents over ${p.report.transport}, ${p.report.flows.concurrent} flows exported every ${p.report.flows.exportIntervalS} s; ${r.sent} records sent in ${s(p.report.durationMs / 1000)}, ${skipped} skipped (the Agents' links backed up or behind), simulator ${p.report.cpuSeconds.toFixed(0)} CPU-s; ${load}`;
+  const offered = `${Math.round(p.report.rate.natural)} records/s offered by the flows' pace`;
+  const shape = `${p.report.nodes.length} Agents over ${p.report.transport}, ${p.report.flows.concurrent} flows exported every ${p.report.flows.exportIntervalS} s (${offered}); ${r.sent} records sent in ${s(p.report.durationMs / 1000)}, ${skipped} skipped (the Agents' links backed up or behind), simulator ${p.report.cpuSeconds.toFixed(0)} CPU-s; ${load}`;
   return [
     { name: `${name}: records taken`, value: f.takenPerSecond, unit: 'records/s', note: shape },
     { name: `${name}: records through to the collector`, value: f.throughPerSecond, unit: 'records/s', note: 'from the first record written to flows.raw until all were processed and exported' },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { flowRecordReader } from '../../schemas/flow-record.js';
-import { FLOW_KINDS, MAX_NODES, antreaWorkload, fnv1 } from './workload.js';
+import { FLOW_KINDS, MAX_NODES, agentFieldNames, antreaWorkload, fnv1 } from './workload.js';
 import { FlowRecordEncoder } from './records.js';
 
 test('the same seed gives the same records; every kind, both families, both arrival orders of the halves', () => {
@@ -80,4 +80,31 @@ test('workloads numbered from different first Nodes share no Node, observation d
   assert.ok([...b.nodes].every((x) => !a.nodes.has(x)), 'Node names, addresses and domains of their own');
   assert.ok([...b.keys].every((k) => !a.keys.has(k)), 'flows of their own');
   assert.throws(() => antreaWorkload({ nodes: 10, firstNode: MAX_NODES - 5, flows: 1 }), RangeError);
+});
+
+test('a record\'s values are where the template names them: its times, ports, addresses, counters, Pods and state', () => {
+  const w = antreaWorkload({ nodes: 4, flows: 400, seed: 11, ipv6Share: 0.3 });
+  for (const r of w.records()) {
+    const plan = w.flow(r.flow);
+    const ip = r.family === 4 ? 'IPv4' : 'IPv6';
+    const v = Object.fromEntries(agentFieldNames(r.family).map((name, i) => [name, r.values[i]]));
+    const last = r.round === w.options.recordsPerHalf - 1;
+    assert.equal(v.flowEndSeconds, r.exportTime);
+    assert.ok((v.flowStartSeconds as number) < r.exportTime);
+    assert.equal(v.flowEndReason, last ? 3 : 2);
+    assert.equal(v.tcpState, last ? 'TIME_WAIT' : 'ESTABLISHED');
+    assert.equal(v.destinationTransportPort, plan.destinationPort);
+    assert.equal(v.protocolIdentifier, plan.protocol);
+    assert.equal(v[`destination${ip}Address`], plan.destinationAddress);
+    assert.deepEqual([v.packetDeltaCount, v.octetDeltaCount, v.reversePacketDeltaCount, v.reverseOctetDeltaCount], [plan.rate.packets, plan.rate.octets, plan.rate.reversePackets, plan.rate.reverseOctets]);
+    assert.deepEqual([v.packetTotalCount, v.reverseOctetTotalCount], [plan.rate.packets * (r.round + 1), plan.rate.reverseOctets * (r.round + 1)]);
+    const ends = w.ends(plan);
+    if (v.sourcePodName !== '') assert.deepEqual([v.sourcePodName, v.sourcePodNamespace, v.sourceNodeName], [ends.source!.name, ends.source!.namespace, ends.source!.node]);
+    if (v.destinationPodName !== '') assert.deepEqual([v.destinationPodName, v.destinationPodNamespace, v.destinationNodeName], [ends.destination!.name, ends.destination!.namespace, ends.destination!.node]);
+    const policy = ends.policy;
+    const named = policy?.direction === 'ingress' ? v.ingressNetworkPolicyName : policy?.direction === 'egress' ? v.egressNetworkPolicyName : '';
+    assert.equal(named, policy?.name ?? '');
+    if (plan.kind === 'toExternal') assert.equal(v.egressName, 'egress-prod');
+    if (plan.kind === 'fromExternal' && r.half === 'source') assert.equal(v.proxySnatPort, 30_000 + (plan.index % 30_000));
+  }
 });

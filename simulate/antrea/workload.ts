@@ -166,6 +166,10 @@ export function seededRandom(seed: number): () => number {
 
 const DEFAULT_MIX: Record<FlowKind, number> = { intraNode: 0.2, interNode: 0.55, toExternal: 0.1, fromExternal: 0.05, denyEgress: 0.05, denyIngress: 0.05 };
 const NAMESPACES = ['shop', 'payments', 'monitoring', 'default'];
+/** Positions of the values that change from one record of a half to the next (the same in both families' templates). */
+const [FLOW_END, END_REASON, PACKETS, OCTETS, REVERSE_PACKETS, REVERSE_OCTETS, TCP_STATE] = [
+  'flowEndSeconds', 'flowEndReason', 'packetTotalCount', 'octetTotalCount', 'reversePacketTotalCount', 'reverseOctetTotalCount', 'tcpState',
+].map((name) => agentFieldNames(4).indexOf(name)) as [number, number, number, number, number, number, number];
 const FLOW_TYPE: Record<FlowKind, number> = { intraNode: 1, interNode: 2, toExternal: 3, fromExternal: 4, denyEgress: 2, denyIngress: 2 };
 
 export interface Workload {
@@ -196,6 +200,9 @@ function podCidrSize(podsPerNode: number): number {
   return size;
 }
 
+/** Distinct names and addresses kept for reuse (a cluster's Pods, Services and external hosts of its flows). */
+const MAX_INTERNED = 65_536;
+
 const ipv4Text = (n: number) => `${Math.floor(n / 2 ** 24)}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
 
 export function antreaWorkload(input: WorkloadOptions): Workload {
@@ -217,10 +224,19 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
   const sum = weights.reduce((a, b) => a + b, 0);
   const cumulative = weights.map((_, i) => weights.slice(0, i + 1).reduce((a, b) => a + b, 0) / sum);
   // Of the Node at `index` in `nodes`: its Pod CIDR and names follow its number, first + index.
+  // Names and addresses are interned, so that every record carrying one carries the same string: an
+  // encoder's caches (lib/ipfix/encoder-caches.ts) then find it at the cost of a pointer comparison.
+  const texts = new Map<string, string>();
+  const intern = (text: string) => {
+    const known = texts.get(text);
+    if (known !== undefined) return known;
+    if (texts.size < MAX_INTERNED) texts.set(text, text);
+    return text;
+  };
   const podAddress = (family: 4 | 6, index: number, pod: number, node = first + index) =>
-    family === 4 ? ipv4Text(POD_NETWORK + node * cidrSize + 2 + pod) : `fd00:10:0:${node.toString(16)}::${(pod + 1).toString(16)}`;
-  const gateway = (family: 4 | 6, index: number, node = first + index) => (family === 4 ? ipv4Text(POD_NETWORK + node * cidrSize + 1) : `fd00:10:0:${node.toString(16)}::ffff`);
-  const podName = (index: number, pod: number, node = first + index) => `app-${(pod % 37).toString(36)}-7d9f8c6b5-${node.toString(36)}x${pod.toString(36).padStart(3, '0')}`;
+    intern(family === 4 ? ipv4Text(POD_NETWORK + node * cidrSize + 2 + pod) : `fd00:10:0:${node.toString(16)}::${(pod + 1).toString(16)}`);
+  const gateway = (family: 4 | 6, index: number, node = first + index) => intern(family === 4 ? ipv4Text(POD_NETWORK + node * cidrSize + 1) : `fd00:10:0:${node.toString(16)}::ffff`);
+  const podName = (index: number, pod: number, node = first + index) => intern(`app-${(pod % 37).toString(36)}-7d9f8c6b5-${node.toString(36)}x${pod.toString(36).padStart(3, '0')}`);
 
   const plans = new Map<number, FlowPlan>();
   function flow(i: number): FlowPlan {
@@ -235,7 +251,7 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
     const b = kind === 'intraNode' ? a : other;
     const podA = Math.floor(rnd() * options.podsPerNode);
     const podB = Math.floor(rnd() * options.podsPerNode);
-    const external = family === 4 ? `203.0.${113 + (i % 3)}.${1 + (i % 250)}` : `2001:db8:${(i % 4096).toString(16)}::${(1 + (i % 250)).toString(16)}`;
+    const external = intern(family === 4 ? `203.0.${113 + (i % 3)}.${1 + (i % 250)}` : `2001:db8:${(i % 4096).toString(16)}::${(1 + (i % 250)).toString(16)}`);
     const sourcePort = 1024 + (i % 60_000);
     const destinationPort = [80, 443, 5432, 6379, 8080][i % 5]!;
     const reporters: FlowPlan['reporters'] =
@@ -281,17 +297,19 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
     };
   }
 
-  function values(plan: FlowPlan, reporter: FlowPlan['reporters'][number], round: number, end: number): FieldValue[] {
+  /**
+   * A half's values but those of the round (filled by `roundValues`): made once per half and
+   * copied for each of its records, so that its strings are the same objects in every record.
+   */
+  function halfValues(plan: FlowPlan, reporter: FlowPlan['reporters'][number]): FieldValue[] {
     const { sourceNode: nodeA, destinationNode: nodeB, sourcePod: podA, destinationPod: podB, kind: k, family } = plan;
-    const ip = family === 4 ? 'IPv4' : 'IPv6';
-    const last = round === options.recordsPerHalf - 1;
     const source = reporter.half === 'source';
     const namesSource = k === 'intraNode' || (source && k !== 'fromExternal');
     const namesDestination = k === 'intraNode' || (!source && k !== 'toExternal');
     const ns = NAMESPACES[plan.index % NAMESPACES.length]!;
     const serviceIndex = plan.index % 50;
     const viaService = source && k !== 'toExternal' && k !== 'fromExternal' && plan.index % 2 === 0;
-    const serviceIp = family === 4 ? `10.96.0.${serviceIndex}` : `fd00:96::${serviceIndex.toString(16)}`;
+    const serviceIp = intern(family === 4 ? `10.96.0.${serviceIndex}` : `fd00:96::${serviceIndex.toString(16)}`);
     const zero = family === 4 ? '0.0.0.0' : '::';
     // The ingress Node of a FROM_EXTERNAL flow sees the client and SNATs to its gateway; the Pod's Node
     // sees the post-SNAT tuple, from that gateway: an inter-Node flow to it.
@@ -299,32 +317,40 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
     const postSnat = k === 'fromExternal' && !source;
     const snatPort = 30_000 + (plan.index % 30_000);
     const r = plan.rate;
-    const total = (per: number) => per * (round + 1);
     const policy = policyOf(plan);
     const ingress = policy?.direction === 'ingress' ? policy : undefined;
     const egress = policy?.direction === 'egress' ? policy : undefined;
-    const v: Record<string, FieldValue> = {
+    const snatGateway = fromExternalIngress || postSnat ? gateway(family, nodeA) : zero;
+    // In the template's order (agentFieldNames); 0 and '' stand for the round's values (roundValues).
+    return [
       // The flow's start on the reporting Node's clock, as its conntrack saw it: a Node's flow end is never
       // before its own flow start (Antrea ignores a Node's first record that ends no later than it starts).
-      flowStartSeconds: plan.start + clockOffset(reporter.node), flowEndSeconds: end, flowEndReason: last ? 3 : 2,
-      sourceTransportPort: postSnat ? snatPort : plan.sourcePort, destinationTransportPort: plan.destinationPort, protocolIdentifier: plan.protocol,
-      packetTotalCount: total(r.packets), octetTotalCount: total(r.octets), packetDeltaCount: r.packets, octetDeltaCount: r.octets,
-      [`source${ip}Address`]: postSnat ? gateway(family, nodeA) : plan.sourceAddress, [`destination${ip}Address`]: plan.destinationAddress,
-      reversePacketTotalCount: total(r.reversePackets), reverseOctetTotalCount: total(r.reverseOctets), reversePacketDeltaCount: r.reversePackets, reverseOctetDeltaCount: r.reverseOctets,
-      sourcePodName: namesSource ? podName(nodeA, podA) : '', sourcePodNamespace: namesSource ? ns : '', sourceNodeName: namesSource ? nodes[nodeA]!.name : '',
-      destinationPodName: namesDestination ? podName(nodeB, podB) : '', destinationPodNamespace: namesDestination ? ns : '', destinationNodeName: namesDestination ? nodes[nodeB]!.name : '',
-      destinationServicePort: viaService ? plan.destinationPort : fromExternalIngress ? 30_080 : 0,
-      destinationServicePortName: viaService ? `${ns}/svc-${serviceIndex}:http` : fromExternalIngress ? `${ns}/nodeport:http` : '',
-      ingressNetworkPolicyName: ingress?.name ?? '', ingressNetworkPolicyNamespace: ingress?.namespace ?? '', ingressNetworkPolicyType: ingress ? 2 : 0,
-      ingressNetworkPolicyRuleName: ingress?.rule ?? '', ingressNetworkPolicyRuleAction: ingress?.action ?? 0,
-      egressNetworkPolicyName: egress?.name ?? '', egressNetworkPolicyNamespace: egress?.namespace ?? '', egressNetworkPolicyType: egress ? 1 : 0,
-      egressNetworkPolicyRuleName: egress?.rule ?? '', egressNetworkPolicyRuleAction: egress?.action ?? 0,
-      tcpState: last ? 'TIME_WAIT' : 'ESTABLISHED', flowType: fromExternalIngress ? 4 : postSnat ? 2 : FLOW_TYPE[k],
-      egressName: k === 'toExternal' ? 'egress-prod' : '', egressIP: k === 'toExternal' ? (family === 4 ? '172.18.0.9' : 'fd00:18::9') : '', egressNodeName: k === 'toExternal' ? nodes[nodeA]!.name : '',
-      proxySnatPort: fromExternalIngress ? snatPort : 0,
-      [`destinationCluster${ip}`]: viaService ? serviceIp : zero, [`proxySnat${ip}`]: fromExternalIngress ? gateway(family, nodeA) : zero, [`destinationService${ip}`]: viaService ? serviceIp : zero,
-    };
-    return agentFieldNames(family).map((name) => v[name]!);
+      plan.start + clockOffset(reporter.node), 0, 0, postSnat ? snatPort : plan.sourcePort, plan.destinationPort, plan.protocol,
+      0, 0, r.packets, r.octets, postSnat ? snatGateway : plan.sourceAddress, plan.destinationAddress,
+      0, 0, r.reversePackets, r.reverseOctets,
+      namesSource ? podName(nodeA, podA) : '', namesSource ? ns : '', namesSource ? nodes[nodeA]!.name : '',
+      namesDestination ? podName(nodeB, podB) : '', namesDestination ? ns : '', namesDestination ? nodes[nodeB]!.name : '',
+      viaService ? plan.destinationPort : fromExternalIngress ? 30_080 : 0, viaService ? intern(`${ns}/svc-${serviceIndex}:http`) : fromExternalIngress ? intern(`${ns}/nodeport:http`) : '',
+      ingress?.name ?? '', ingress?.namespace ?? '', ingress ? 2 : 0, ingress?.rule ?? '', ingress?.action ?? 0,
+      egress?.name ?? '', egress?.namespace ?? '', egress ? 1 : 0, egress?.rule ?? '', egress?.action ?? 0,
+      '', fromExternalIngress ? 4 : postSnat ? 2 : FLOW_TYPE[k], k === 'toExternal' ? 'egress-prod' : '', k === 'toExternal' ? (family === 4 ? '172.18.0.9' : 'fd00:18::9') : '',
+      k === 'toExternal' ? nodes[nodeA]!.name : '', fromExternalIngress ? snatPort : 0,
+      viaService ? serviceIp : zero, fromExternalIngress ? snatGateway : zero, viaService ? serviceIp : zero,
+    ];
+  }
+
+  /** The values of a half's record of `round`, exported at `end`. */
+  function roundValues(half: readonly FieldValue[], rate: FlowPlan['rate'], round: number, end: number): FieldValue[] {
+    const v = half.slice();
+    const last = round === options.recordsPerHalf - 1;
+    v[FLOW_END] = end;
+    v[END_REASON] = last ? 3 : 2;
+    v[PACKETS] = rate.packets * (round + 1);
+    v[OCTETS] = rate.octets * (round + 1);
+    v[REVERSE_PACKETS] = rate.reversePackets * (round + 1);
+    v[REVERSE_OCTETS] = rate.reverseOctets * (round + 1);
+    v[TCP_STATE] = last ? 'TIME_WAIT' : 'ESTABLISHED';
+    return v;
   }
 
   const recordCount = (() => {
@@ -342,9 +368,12 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
     // (flow, reporter), a handful of distinct bases. Grouping the pairs by base walks the records in
     // export-time order without holding them all: second by second, the groups due then. Within a
     // group the two halves of a flow come in an order that alternates from flow to flow.
+    // The plans of the flows, and each half's values while it has rounds to come (made at its first).
+    const plans = Array.from({ length: to - from }, (_, k) => flow(from + k));
+    const halves = new Array<FieldValue[] | undefined>(2 * (to - from));
     const groups = new Map<number, number[]>();
     for (let i = from; i < to; i++) {
-      const plan = flow(i);
+      const plan = plans[i - from]!;
       const order = plan.reporters.length === 2 && i % 2 === 1 ? [1, 0] : plan.reporters.map((_, j) => j);
       for (const j of order) {
         const base = plan.start + clockOffset(plan.reporters[j]!.node);
@@ -361,9 +390,12 @@ export function antreaWorkload(input: WorkloadOptions): Workload {
         const round = (t - base) / interval - 1;
         if (!Number.isInteger(round) || round < 0 || round >= options.recordsPerHalf) continue;
         for (const pair of groups.get(base)!) {
-          const plan = flow(pair >> 1);
+          const at = pair - 2 * from;
+          const plan = plans[at >> 1]!;
           const reporter = plan.reporters[pair & 1]!;
-          yield { node: reporter.node, exportTime: t, family: plan.family, values: values(plan, reporter, round, t), flow: plan.index, half: reporter.half, round };
+          const half = (halves[at] ??= halfValues(plan, reporter));
+          if (round === options.recordsPerHalf - 1) halves[at] = undefined;
+          yield { node: reporter.node, exportTime: t, family: plan.family, values: roundValues(half, plan.rate, round, t), flow: plan.index, half: reporter.half, round };
         }
       }
     }
