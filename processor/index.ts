@@ -353,7 +353,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     for (const warning of timeouts.warnings) logger.warn(warning);
     await ensureTopics();
     reader = deps.log.reader();
-    consumer = deps.log.consumer({ groupId: section.groupId, isolation: 'read_committed', startFrom: 'earliest', maxBatchRecords: section.maxBatchRecords });
+    consumer = deps.log.consumer({ groupId: section.groupId, isolation: 'read_committed', startFrom: 'earliest', maxBatchRecords: section.maxBatchRecords, valuesInPlace: true });
     await consumer.subscribe([topics.flowsRaw]);
     // run() assigns partitions as it joins the group, before the lifecycle is running: open() retries in starting too.
     await consumer.run({ eachBatch, onAssign: assign, onRevoke: revoke, onFailure: (err) => lifecycle.fail(err) });

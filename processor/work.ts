@@ -5,6 +5,7 @@
 // stopping would stop the partition for good). Ingest's clock ticks (schemas/clock-tick.ts) move the
 // aggregation's clock and are no input of their own.
 import { isFlowaggError } from '../lib/errors.js';
+import { BatchRecord } from '../lib/log/batch-record.js';
 import type { LogRecord, ProduceRecord } from '../lib/log/types.js';
 import { sampledLogger, type Logger } from '../lib/telemetry/logger.js';
 import { RecordBuffer } from '../schemas/record-buffer.js';
@@ -62,6 +63,14 @@ function badRecordReporter(logger: Logger): (record: LogRecord, err: unknown) =>
   };
 }
 
+const NO_VALUE = Buffer.alloc(0);
+
+/** Scans a record's value, in place when it is still in its batch's bytes: no Buffer made per record. */
+function scanValue(scanner: FlowRecordScanner, record: LogRecord, r: ScannedRecord): void {
+  if (record instanceof BatchRecord && record.valueLength >= 0) scanner.scanRange(record.bytes, record.valueStart, record.valueStart + record.valueLength, r);
+  else scanner.scan(record.value ?? NO_VALUE, r);
+}
+
 /**
  * Writes a record to flows.processed as it came, framed for the output topic: its bytes spliced with the
  * changes asked for (none for a pass-through), or, for records of older writer schemas, re-encoded.
@@ -78,8 +87,7 @@ class Forwarder {
   }
 
   forward(record: LogRecord, r: ScannedRecord, changes: ProxyChanges): ProduceRecord {
-    const value = record.value!;
-    const out = r.current ? spliceRecord(r, changes, this.header, this.out) : referenceProxy(value, changes, this.reader, this.writer);
+    const out = r.current ? spliceRecord(r, changes, this.header, this.out) : referenceProxy(record.value!, changes, this.reader, this.writer);
     return { key: record.key ?? Buffer.from(flowKeyString(r), 'latin1'), value: out };
   }
 }
@@ -112,7 +120,7 @@ export class AggregateWork implements PartitionWork {
     }
     const r = this.r;
     try {
-      this.deps.scanner.scan(record.value ?? Buffer.alloc(0), r);
+      scanValue(this.deps.scanner, record, r);
     } catch (err) {
       this.reportBad(record, err);
       this.badRecords++;
@@ -179,7 +187,7 @@ export class ProxyWork implements PartitionWork {
     if (clockTickTime(record) !== undefined) return true;
     const r = this.r;
     try {
-      this.deps.scanner.scan(record.value ?? Buffer.alloc(0), r);
+      scanValue(this.deps.scanner, record, r);
       proxyChanges(r, this.deps.metadata, this.changes);
       this.outputs.push(this.forwarder.forward(record, r, this.changes));
     } catch (err) {

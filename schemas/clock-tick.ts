@@ -15,7 +15,8 @@ export function clockTick(partition: number, now: number): ProduceRecord {
 
 /** The time a tick carries, or undefined for a record that is not a tick. */
 export function clockTickTime(record: LogRecord): number | undefined {
-  if (record.value !== null) return undefined;
+  // The header first: a record's value may be made on demand (lib/log/batch-record.ts).
   const time = record.headers[CLOCK_TICK_HEADER];
-  return time !== undefined && time.length === 8 ? Number(time.readBigUInt64BE()) : undefined;
+  if (time === undefined || record.value !== null) return undefined;
+  return time.length === 8 ? Number(time.readBigUInt64BE()) : undefined;
 }

@@ -214,6 +214,6 @@ const compiled = compileWriter();
 export function writeFlowRecordJson(r: ScannedRecord, out: LineRoom): number {
   const { dup, bytes } = extrasByKey(r);
   // A string byte becomes at most 6 (a control character's \u00XX); every other value has a bound of its own.
-  const b = out.room(compiled.fixedBytes + 6 * r.buf.length + bytes);
+  const b = out.room(compiled.fixedBytes + 6 * (r.end - r.bodyStart) + bytes);
   return compiled.write(r, b, out.length, dup);
 }

@@ -54,6 +54,24 @@ test('the compiled scanner finds every field avsc decodes, on random records', (
   }
 });
 
+test('a value among other bytes (a record left in its batch) scans as the value alone', () => {
+  const scanner = new FlowRecordScanner();
+  const writer = flowRecordWriter();
+  const reader = flowRecordReader();
+  const r = new ScannedRecord();
+  for (let n = 0; n < 100; n++) {
+    const value = writer.encode(FLOW_RECORD_TYPE.random() as unknown as FlowRecord);
+    const batch = Buffer.concat([Buffer.from([1, 2, 3, 4, 5, 6, 7]), value, Buffer.from([0, 2, 9])]);
+    scanner.scanRange(batch, 7, 7 + value.length, r);
+    assert.equal(r.end, 7 + value.length);
+    assert.equal(r.at[FLOW_RECORD_FIELDS.length], r.end);
+    assertSame(r, reader.decode(value));
+  }
+  const value = writer.encode(FLOW_RECORD_TYPE.random() as unknown as FlowRecord);
+  const cut = Buffer.concat([value, Buffer.from([0])]);
+  assert.throws(() => scanner.scanRange(cut, 0, value.length - 1, r), (err: unknown) => isFlowaggError(err, SCHEMA_BAD_BODY), 'a value cut short of its body, though its buffer goes on');
+});
+
 test('ints and longs of every size: positive up to 2^53 − 2, negative down to −2^52 (where avsc\'s own encoding stays exact)', () => {
   const scanner = new FlowRecordScanner();
   const r = new ScannedRecord();

@@ -22,6 +22,7 @@
 // Varints are zigzag-encoded, as in Kafka. A control batch holds one record whose key is
 // version i16 (0) + type i16 (0 abort, 1 commit).
 import { crc32c } from '@node-rs/crc32';
+import { BatchRecord, view } from './batch-record.js';
 import type { Headers, LogRecord, RecordRun } from './types.js';
 
 export const BATCH_HEADER_SIZE = 61;
@@ -354,14 +355,13 @@ export function controlTypeOf(buf: Buffer, pos: number): ControlType {
 
 /**
  * Appends to `out` the records of the batch at buf[pos] whose offsets are in [from, to), at most
- * `max` of them in total. Keys, values and header values are views into `buf`, not copies.
+ * `max` of them in total. Keys, values and header values are views into `buf`, not copies; `inPlace`,
+ * BatchRecords that make the key and value views only when asked for.
  */
-export function decodeRecords(buf: Buffer, pos: number, topic: string, partition: number, from: number, to: number, out: LogRecord[], max: number): void {
+export function decodeRecords(buf: Buffer, pos: number, topic: string, partition: number, from: number, to: number, out: LogRecord[], max: number, inPlace = false): void {
   const baseOffset = readI64(buf, pos);
   const baseTimestamp = readI64(buf, pos + 27);
   const count = buf.readInt32BE(pos + 57);
-  const arrayBuffer = buf.buffer;
-  const base = buf.byteOffset;
   cursor = pos + BATCH_HEADER_SIZE;
   for (let i = 0; i < count && out.length < max; i++) {
     const length = readVarint(buf);
@@ -375,10 +375,10 @@ export function decodeRecords(buf: Buffer, pos: number, topic: string, partition
       continue;
     }
     const keyLength = readVarint(buf);
-    const key = keyLength < 0 ? null : Buffer.from(arrayBuffer, base + cursor, keyLength);
+    const keyStart = cursor;
     cursor += keyLength < 0 ? 0 : keyLength;
     const valueLength = readVarint(buf);
-    const value = valueLength < 0 ? null : Buffer.from(arrayBuffer, base + cursor, valueLength);
+    const valueStart = cursor;
     cursor += valueLength < 0 ? 0 : valueLength;
     const headerCount = readVarint(buf);
     let headers = EMPTY_HEADERS;
@@ -393,6 +393,10 @@ export function decodeRecords(buf: Buffer, pos: number, topic: string, partition
       headers = h;
     }
     cursor = end;
-    out.push({ topic, partition, offset, key, value, timestamp, headers });
+    out.push(
+      inPlace
+        ? new BatchRecord(topic, partition, offset, timestamp, headers, buf, keyStart, keyLength, valueStart, valueLength)
+        : { topic, partition, offset, key: view(buf, keyStart, keyLength), value: view(buf, valueStart, valueLength), timestamp, headers },
+    );
   }
 }

@@ -71,6 +71,17 @@ export class StringPool {
     return (this.avro[id] ??= avroEncoding(Buffer.from(this.strings[id]!, 'utf8')));
   }
 
+  /** Whether id's text is the UTF-8 in b[start, start + length): a record's string compared without decoding it. */
+  isUtf8(id: number, b: Uint8Array, start: number, length: number): boolean {
+    const encoding = this.avroString(id);
+    let at = 0;
+    while (encoding[at]! >= 0x80) at++;
+    at++; // past the length's varint
+    if (encoding.length - at !== length) return false;
+    for (let i = 0; i < length; i++) if (encoding[at + i] !== b[start + i]) return false;
+    return true;
+  }
+
   /** The Avro `bytes` encoding of id's bytes (an address or UUID kept as latin1). */
   avroBytes(id: number): Buffer {
     return (this.avroLatin1[id] ??= avroEncoding(Buffer.from(this.strings[id]!, 'latin1')));

@@ -61,6 +61,12 @@ function bytesOf(r: ScannedRecord, field: number): string {
   return isSetBytes(r, field) ? latin1(r.buf, r.start[field]!, r.start[field]! + r.length[field]!) : '';
 }
 
+/** Whether the flow's text column holds the record's string field (both empty when it is null). */
+function holdsText(store: FlowStore, slot: number, column: number, r: ScannedRecord, field: number): boolean {
+  const start = r.start[field]!;
+  return store.pool.isUtf8(store.i32[slot * I_WIDTH + column]!, r.buf, start, start < 0 ? 0 : r.length[field]!);
+}
+
 /** The record's own source address and port, when its key says otherwise (the FROM_EXTERNAL ingress half). */
 function takeRealSource(store: FlowStore, slot: number, r: ScannedRecord): void {
   const address = addressOf(r, [R.sourceIPv4, R.sourceIPv6]);
@@ -166,7 +172,8 @@ export function aggregate(store: FlowStore, slot: number, r: ScannedRecord, fill
   if (latest) f[at + F_END] = end;
   const reason = slot * U_WIDTH + U_FLOW_END_REASON;
   if (store.u8[reason] !== END_OF_FLOW) store.u8[reason] = r.num0(R.flowEndReason);
-  if (latest && store.setInterned(slot, I_TCP_STATE, r.text(IN_TCP_STATE))) store.markDirty(slot, DIRTY_IDENTITY);
+  // tcpState seldom changes: compared as bytes, a string is made only when it did.
+  if (latest && !holdsText(store, slot, I_TCP_STATE, r, IN_TCP_STATE) && store.setInterned(slot, I_TCP_STATE, r.text(IN_TCP_STATE))) store.markDirty(slot, DIRTY_IDENTITY);
   let last = -1;
   for (const side of fill) {
     const s = at + sideBase(side);

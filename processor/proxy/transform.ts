@@ -15,6 +15,7 @@ import { type AvroFraming, type AvroReader, type AvroWriter, framingHeader } fro
 import { FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA, type FlowRecord } from '../../schemas/flow-record.js';
 import { FIELD_COUNT, fieldIndex, latin1, type ScannedRecord } from '../../schemas/flow-record-scanner.js';
 import { labelsOf, type MetadataOptions, nodeNamed, podAt, serviceOfPortName, uidBytes } from '../metadata-fill.js';
+import type { PodInfo } from '../../lib/k8s/metadata.js';
 import { FLOW_TYPE_INTER_NODE, isSetBytes, R } from '../record-input.js';
 import { flowDirection } from './direction.js';
 
@@ -112,9 +113,23 @@ const ZERO_V6 = '\u0000'.repeat(16);
 const addressScratch = Buffer.alloc(16);
 
 /** The exporter's address (text) as IPv4 and IPv6 bytes: the one of its family, zeros for the other (Antrea's convention). */
-function exporterAddresses(text: string): [string, string] {
+function exporterAddresses(text: string): readonly [string, string] {
   if (text.includes(':')) return parseIpv6Into(text, addressScratch, 0) ? [ZERO_V4, latin1(addressScratch, 0, 16)] : [ZERO_V4, ZERO_V6];
   return parseIpv4Into(text, addressScratch, 0) ? [latin1(addressScratch, 0, 4), ZERO_V6] : [ZERO_V4, ZERO_V6];
+}
+
+/** Exporters whose addresses are remembered before starting over: far more Agents than one partition hears from. */
+const MAX_REMEMBERED_EXPORTERS = 65_536;
+const exporters = new Map<string, readonly [string, string]>();
+
+/** exporterAddresses, remembered: every record of an Agent has the same exporter. */
+function knownExporterAddresses(text: string): readonly [string, string] {
+  let addresses = exporters.get(text);
+  if (addresses === undefined) {
+    if (exporters.size >= MAX_REMEMBERED_EXPORTERS) exporters.clear();
+    exporters.set(text, (addresses = exporterAddresses(text)));
+  }
+  return addresses;
 }
 
 /** The side's address (latin1), IPv4 if the record has it, else IPv6. */
@@ -124,38 +139,38 @@ function sideAddress(r: ScannedRecord, side: (typeof SIDES)[number]): string {
   return '';
 }
 
+/** One side's changes: its Pod from Kubernetes when an inter-Node record lacks it (§2.3), its labels (§2.4). */
+function sideChanges(r: ScannedRecord, side: (typeof SIDES)[number], flowType: number, options: MetadataOptions, c: ProxyChanges): void {
+  const start = r.num0(R.flowStart);
+  let pod: PodInfo | undefined;
+  if (flowType === FLOW_TYPE_INTER_NODE && !r.hasText(side.pod)) {
+    pod = podAt(options, sideAddress(r, side), start);
+    if (pod !== undefined) {
+      c.text(side.pod, pod.name);
+      c.text(side.namespace, pod.namespace);
+      c.text(side.node, pod.nodeName);
+      if (options.includeK8sUIDs) {
+        c.fixed(side.podUuid, uidBytes(pod.uid) || ZERO_V6);
+        const node = nodeNamed(options, pod.nodeName);
+        if (node !== undefined) c.fixed(side.nodeUuid, uidBytes(node.uid) || ZERO_V6);
+      }
+    }
+  }
+  // The record's names and address are decoded only when labels are asked for.
+  const labels = options.podLabels ? labelsOf(options, pod?.name ?? r.text(side.pod), pod?.namespace ?? r.text(side.namespace), sideAddress(r, side), start) : '';
+  c.text(side.labels, labels);
+}
+
 /** What proxy mode adds to one scanned record (reference §2.2 steps 1–4, §2.3, §2.4). */
 export function proxyChanges(r: ScannedRecord, options: MetadataOptions, c: ProxyChanges): void {
   c.reset();
   const flowType = r.num[R.flowType]!;
-  const names = [r.hasText(SIDES[0]!.pod), r.hasText(SIDES[1]!.pod)];
-  c.long(F.flowDirection, flowDirection(flowType, names[0]!, names[1]!, r.num[R.flowDirection]!));
+  c.long(F.flowDirection, flowDirection(flowType, r.hasText(SIDES[0]!.pod), r.hasText(SIDES[1]!.pod), r.num[R.flowDirection]!));
   c.long(F.originalObservationDomainId, r.num0(R.observationDomainId));
-  const [v4, v6] = exporterAddresses(r.text(R.exporterAddress));
+  const [v4, v6] = knownExporterAddresses(r.text(R.exporterAddress));
   c.fixed(F.originalExporterIPv4Address, v4);
   c.fixed(F.originalExporterIPv6Address, v6);
-  const start = r.num0(R.flowStart);
-  SIDES.forEach((side, s) => {
-    const address = sideAddress(r, side);
-    let podName = r.text(side.pod);
-    let podNamespace = r.text(side.namespace);
-    if (flowType === FLOW_TYPE_INTER_NODE && !names[s]) {
-      const pod = podAt(options, address, start);
-      if (pod !== undefined) {
-        podName = pod.name;
-        podNamespace = pod.namespace;
-        c.text(side.pod, pod.name);
-        c.text(side.namespace, pod.namespace);
-        c.text(side.node, pod.nodeName);
-        if (options.includeK8sUIDs) {
-          c.fixed(side.podUuid, uidBytes(pod.uid) || ZERO_V6);
-          const node = nodeNamed(options, pod.nodeName);
-          if (node !== undefined) c.fixed(side.nodeUuid, uidBytes(node.uid) || ZERO_V6);
-        }
-      }
-    }
-    c.text(side.labels, labelsOf(options, podName, podNamespace, address, start));
-  });
+  for (const side of SIDES) sideChanges(r, side, flowType, options, c);
   if (options.includeK8sUIDs) {
     const service = serviceOfPortName(options, r.text(F.destinationServicePortName));
     if (service !== undefined) c.fixed(F.destinationServiceUUID, uidBytes(service.uid) || ZERO_V6);
@@ -195,7 +210,7 @@ function changesRoom(c: ProxyChanges): number {
 export function spliceRecord(r: ScannedRecord, c: ProxyChanges, header: Buffer, out: RecordBuffer): Buffer {
   c.sort();
   const src = r.buf;
-  out.reserve(header.length + (src.length - r.bodyStart) + changesRoom(c));
+  out.reserve(header.length + (r.end - r.bodyStart) + changesRoom(c));
   const o = out.buf;
   let p = out.pos;
   const start = p;

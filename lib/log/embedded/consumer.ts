@@ -89,6 +89,7 @@ export class EmbeddedConsumer implements Consumer, GroupMember {
   private handlers: ConsumerHandlers | null = null;
   private readonly isolation: Isolation;
   private readonly maxBatchRecords: number;
+  private readonly inPlace: boolean;
 
   constructor(
     private readonly config: ConsumerConfig,
@@ -99,6 +100,7 @@ export class EmbeddedConsumer implements Consumer, GroupMember {
     this.machine = new StateMachine('Consumer', CONSUMER_TRANSITIONS, 'created', LOG_CONSUMER_STATE, { groupId: config.groupId });
     this.isolation = config.isolation ?? 'read_committed';
     this.maxBatchRecords = config.maxBatchRecords ?? 10_000;
+    this.inPlace = config.valuesInPlace ?? false;
   }
 
   async subscribe(topics: readonly string[]): Promise<void> {
@@ -208,7 +210,7 @@ export class EmbeddedConsumer implements Consumer, GroupMember {
       try {
         const ahead = f.readAhead;
         f.readAhead = null;
-        result = ahead !== null && ahead.from === f.position ? await ahead.result : await f.log.read(f.position, this.maxBatchRecords, this.isolation);
+        result = ahead !== null && ahead.from === f.position ? await ahead.result : await f.log.read(f.position, this.maxBatchRecords, this.isolation, this.inPlace);
       } catch (err) {
         logger.error({ err, topic: f.log.topic, partition: f.log.partition }, 'read failed; retrying');
         await sleep(RETRY_BACKOFF_MS);
@@ -221,7 +223,7 @@ export class EmbeddedConsumer implements Consumer, GroupMember {
         continue;
       }
       // Read the next chunk while the handler works on this one.
-      const ahead = f.log.read(result.next, this.maxBatchRecords, this.isolation);
+      const ahead = f.log.read(result.next, this.maxBatchRecords, this.isolation, this.inPlace);
       ahead.catch(() => {});
       f.readAhead = { from: result.next, result: ahead };
       try {

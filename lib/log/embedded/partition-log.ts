@@ -258,8 +258,11 @@ export class PartitionLog {
     return this.txns.isAborted(producerId, offset);
   }
 
-  /** Reads up to `maxRecords` records from `from` (clamped to the log start), up to the isolation's limit. */
-  async read(from: number, maxRecords: number, isolation: Isolation): Promise<ReadResult> {
+  /**
+   * Reads up to `maxRecords` records from `from` (clamped to the log start), up to the isolation's limit;
+   * `inPlace`: as BatchRecords (ConsumerConfig.valuesInPlace).
+   */
+  async read(from: number, maxRecords: number, isolation: Isolation, inPlace = false): Promise<ReadResult> {
     const records: LogRecord[] = [];
     let next = Math.max(from, this.low);
     const limit = this.limit(isolation);
@@ -277,7 +280,7 @@ export class PartitionLog {
         next = h.lastOffset + 1;
         return true;
       }
-      decodeRecords(buf, pos, this.topic, this.partition, next, limit, records, maxRecords);
+      decodeRecords(buf, pos, this.topic, this.partition, next, limit, records, maxRecords, inPlace);
       const last = records[records.length - 1];
       if (records.length < maxRecords || last!.offset === h.lastOffset) {
         next = h.lastOffset + 1;

@@ -160,7 +160,7 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
       await assert.rejects(log.producer().sendRuns(topic, [outside]), (err: unknown) => isFlowaggError(err, LOG_INVALID_ARGUMENT) && /outside its 9-byte buffer/.test((err as Error).message));
     });
 
-    test('records keep their key, value, tombstone, timestamp and headers', async () => {
+    for (const valuesInPlace of [false, true]) test(`records keep their key, value, tombstone, timestamp and headers${valuesInPlace ? ', values in place' : ''}`, async () => {
       const topic = await createTopic('roundtrip', 1);
       const ts = Date.now() - 3_600_000;
       const sent: ProduceRecord[] = [
@@ -169,7 +169,7 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
         { key: null, value: value('no key'), timestamp: ts + 2, partition: 0 },
       ];
       await log.producer().send(topic, sent);
-      const c = await startConsumer(log, [topic], { groupId: unique('roundtrip') });
+      const c = await startConsumer(log, [topic], { groupId: unique('roundtrip'), valuesInPlace });
       try {
         await until('3 records', () => c.records.length >= 3, { timeoutMs });
         const [a, b, d] = c.records;
