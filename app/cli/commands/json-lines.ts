@@ -1,18 +1,16 @@
 // `flowagg decode`'s JSON lines, written straight into a byte buffer by a writer compiled once per
-// template: keys as constant stores (lib/constant-stores.ts), integers digit by digit, addresses byte
-// for byte.
+// template: keys are pre-encoded bytes, integers are written digit by digit, addresses byte for byte.
 // Building a string per record and encoding it cost more than decoding the record (V8 keeps a
 // concatenated line as a rope that must be flattened, then encoded); this way `flowagg decode` prints
 // faster than ipfixDump. decode-format.ts's jsonLine is the reference the output is tested against.
 import { putAscii, putUint32 } from '../../../lib/ascii-bytes.js';
-import { constantStores, viewOf } from '../../../lib/constant-stores.js';
 import { compileFunction } from '../../../lib/ipfix/codegen.js';
 import type { DataRecord, FieldValue, Template } from '../../../lib/ipfix/types.js';
 import { repeatedIn, valueToJson } from '../../../lib/ipfix/json.js';
 import { type RecordMeta, jsonLine, jsonLinePrefix } from './decode-format.js';
 
 const CAPACITY = 1 << 20;
-/** Room every piece of fixed maximum size is checked against: a key (and its stores' overrun), and a number or an address. */
+/** Room every piece of fixed maximum size is checked against: a key, and a number or an address. */
 const PIECE = 320;
 
 type Write = (w: JsonLinesWriter, b: Buffer, p: number, v: readonly FieldValue[]) => number;
@@ -47,15 +45,17 @@ function putText(w: JsonLinesWriter, b: Buffer, p: number, text: string): number
 
 const textOf = (v: FieldValue): string => JSON.stringify(typeof v === 'string' ? v : valueToJson(v));
 
-const helpers = { putUint32, putNumeric, putAddress, putBoolean, putText, textOf, viewOf, PIECE, CAPACITY };
+const helpers = { putUint32, putNumeric, putAddress, putBoolean, putText, textOf, PIECE, CAPACITY };
 
 function compileWriter(t: Template): Write | undefined {
   if (repeatedIn(t).size > 0) return undefined;
-  const lines = ['let x;', 'const view = viewOf(b);'];
+  const keys: Record<string, Buffer> = {};
+  const lines = ['let x;'];
   t.fields.forEach((f, i) => {
     const key = Buffer.from(`,${JSON.stringify(f.ie.name)}:`, 'utf8');
     if (key.length > PIECE / 2) return lines.push(`x = ${JSON.stringify(`,${JSON.stringify(f.ie.name)}:`)} + textOf(v[${i}]); p = putText(w, b, p, x);`);
-    lines.push(`if (p + PIECE > CAPACITY) p = w.drain(p);`, constantStores(key));
+    keys[`k${i}`] = key;
+    lines.push(`if (p + PIECE > CAPACITY) p = w.drain(p);`, `b.set(k${i}, p); p += ${key.length};`);
     switch (f.ie.type) {
       case 'ipv4Address': case 'ipv6Address': case 'macAddress':
         lines.push(`p = putAddress(b, p, v[${i}]);`);
@@ -71,7 +71,7 @@ function compileWriter(t: Template): Write | undefined {
     }
   });
   lines.push('if (p + 2 > CAPACITY) p = w.drain(p);', 'b[p] = 125; b[p + 1] = 10;', 'return p + 2;');
-  return compileFunction<Write>(`jsonLineTemplate${t.id}`, ['w', 'b', 'p', 'v'], lines.join('\n'), helpers);
+  return compileFunction<Write>(`jsonLineTemplate${t.id}`, ['w', 'b', 'p', 'v'], lines.join('\n'), { ...helpers, ...keys });
 }
 
 const writers = new WeakMap<Template, Write | null>();
