@@ -6,16 +6,26 @@ export function putAscii(b: Buffer, p: number, s: string): number {
   return p + b.write(s, p, 'latin1');
 }
 
+/** "00" to "99": two digits per division. */
+const PAIRS = Buffer.from(Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0')).join(''), 'latin1');
+
+/** Writes the `count` low decimal digits of `x` (a uint32) so that they end at `end`, two per division. */
+function putDigits(b: Buffer, end: number, x: number, count: number): void {
+  let q = end;
+  for (; count > 1; count -= 2) {
+    const d = (x / 100) >>> 0;
+    const pair = (x - d * 100) << 1;
+    b[--q] = PAIRS[pair + 1]!;
+    b[--q] = PAIRS[pair]!;
+    x = d;
+  }
+  if (count === 1) b[q - 1] = 48 + (x % 10);
+}
+
 /** Most counters, ports and timestamps: a uint32, digit by digit with 32-bit integer arithmetic. */
 export function putUint32(b: Buffer, p: number, n: number): number {
   const digits = n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10000 ? 4 : n < 100000 ? 5 : n < 1000000 ? 6 : n < 10000000 ? 7 : n < 100000000 ? 8 : n < 1000000000 ? 9 : 10;
-  let q = p + digits;
-  let x = n;
-  do {
-    const d = (x / 10) >>> 0;
-    b[--q] = 48 + x - d * 10;
-    x = d;
-  } while (x > 0);
+  putDigits(b, p + digits, n, digits);
   return p + digits;
 }
 
@@ -25,13 +35,8 @@ export function putNumber(b: Buffer, p: number, n: number): number {
   if (!(n > 0 && n <= Number.MAX_SAFE_INTEGER && Math.floor(n) === n)) return putAscii(b, p, String(n));
   // Above 2^32: the digits above the last nine, then those nine with their leading zeros.
   const high = Math.floor(n / 1e9);
-  let low = n - high * 1e9;
   p = putUint32(b, p, high);
-  for (let q = p + 8; q >= p; q--) {
-    const d = (low / 10) >>> 0;
-    b[q] = 48 + low - d * 10;
-    low = d;
-  }
+  putDigits(b, p + 9, n - high * 1e9, 9);
   return p + 9;
 }
 

@@ -45,3 +45,27 @@ test('a typed element repeated in extras is an array of its values, in order', (
   const line = JSON.parse(room.buf.subarray(0, end).toString('utf8')) as Record<string, unknown>;
   assert.deepEqual(line.sourceTransportPort, [443, 8080, 8080]);
 });
+
+test('every ASCII byte in a string, non-ASCII and empty strings, IPv6 forms and large integers are written as the reference writes them', () => {
+  const reader = flowRecordReader();
+  const scanned = new ScannedRecord();
+  const every = String.fromCharCode(...Array.from({ length: 128 }, (_, c) => c));
+  const strings = [every, '', 'ünï ✓ 🚀', `${every}é`, 'a\bb\fc\u2028'];
+  const addresses = ['00000000000000000000000000000000', '20010db8000000000001000000000001', '00000000000000000000ffff0a000001', 'fe800000000000000000000000000001', '20010db8000100020003000400050006'];
+  for (let k = 0; k < strings.length; k++) {
+    const record = {
+      ...randomFlowRecord(seeded(100 + k)),
+      sourcePodName: strings[k]!,
+      destinationPodLabels: strings[(k + 1) % strings.length]!,
+      sourceIPv4Address: null,
+      sourceIPv6Address: Buffer.from(addresses[k]!, 'hex'),
+      octetTotalCount: Number.MAX_SAFE_INTEGER - 1 - k,
+      packetDeltaCount: 2 ** 32 + k,
+    };
+    const value = flowRecordWriter().encode(record);
+    new FlowRecordScanner().scan(value, scanned);
+    const room = exactRoom();
+    const end = writeFlowRecordJson(scanned, room);
+    assert.equal(room.buf.subarray(0, end).toString('utf8'), JSON.stringify(flowRecordToJson(reader.decode(value))) + '\n', `string ${k}`);
+  }
+});

@@ -1,16 +1,21 @@
 // flowRecordToJson's line (JSON.stringify of it, and a newline) written straight from a scanned
 // FlowRecord into a byte buffer, by a writer compiled once from the schema: no object, no string per
-// field, keys as pre-encoded bytes, numbers digit by digit, addresses byte by byte, and a string's bytes
-// copied as they are when they need no escaping (anything else goes through JSON.stringify, so the bytes
-// are always those of the reference). For the flow log's JSON lines, the quick start's default:
-// JSON.stringify per record had made them 15 times slower than the rest of the exporter.
+// field, keys as 32-bit stores of constants (lib/constant-stores.ts; they are three quarters of the
+// line's bytes, and copying them byte by byte had been half the writer's time), numbers digit by digit,
+// addresses byte by byte, and an ASCII string's bytes copied with JSON's escapes (anything else goes
+// through JSON.stringify, so the bytes are always those of the reference). For the flow log's JSON
+// lines, the quick start's default: JSON.stringify per record had made them 15 times slower than the
+// rest of the exporter.
 // flow-record-json-writer.test.ts checks the lines against flowRecordToJson on random records.
 import { type LineRoom, putAscii, putNumber } from '../lib/ascii-bytes.js';
+import { STORE_OVERRUN, constantStores, viewOf } from '../lib/constant-stores.js';
 import { compileFunction } from '../lib/ipfix/codegen.js';
-import { formatIpv6, formatMac } from '../lib/ipfix/text.js';
+import { formatMac, putIpv6 as putIpv6Text } from '../lib/ipfix/text.js';
 import { FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA } from './flow-record.js';
 import { exporterText, extraEntry } from './flow-record-json.js';
 import { FIELD, type ScannedRecord, scannedExtras, utf8 } from './flow-record-scanner.js';
+
+const HEX = Buffer.from('0123456789abcdef');
 
 function enumSymbols(field: string): readonly string[] {
   const f = (FLOW_RECORD_SCHEMA as { fields: { name: string; type: unknown }[] }).fields.find((x) => x.name === field)!;
@@ -21,27 +26,34 @@ function enumSymbols(field: string): readonly string[] {
 const TRANSPORTS = enumSymbols('transport').map((s) => (s === 'unknown' ? null : Buffer.from(`"@transport":${JSON.stringify(s)},`)));
 const SECONDS = enumSymbols('flowStartSource').indexOf('seconds');
 
-/** A string value's JSON text: its bytes between quotes when they are printable ASCII with nothing to escape. */
+/** JSON.stringify's escape of each ASCII byte: 0 for none, else the letter after the backslash (u for \u00XX). */
+const ESCAPES = new Uint8Array(128);
+for (let c = 0; c < 0x20; c++) ESCAPES[c] = 117;
+for (const [c, e] of [[8, 'b'], [9, 't'], [10, 'n'], [12, 'f'], [13, 'r'], [34, '"'], [92, '\\']] as const) ESCAPES[c] = e.charCodeAt(0);
+
+/** A string value's JSON text: ASCII escaped byte by byte as JSON.stringify does, anything else through JSON.stringify. */
 function putString(b: Buffer, p: number, s: Buffer, start: number, length: number): number {
   const at = p;
   b[p++] = 34;
   for (let k = start, end = start + length; k < end; k++) {
     const c = s[k]!;
-    if (c < 0x20 || c === 0x22 || c === 0x5c || c >= 0x80) return at + b.write(JSON.stringify(utf8(s, start, end)), at, 'utf8');
-    b[p++] = c;
+    if (c >= 0x80) return at + b.write(JSON.stringify(utf8(s, start, end)), at, 'utf8');
+    const e = ESCAPES[c]!;
+    if (e === 0) {
+      b[p++] = c;
+      continue;
+    }
+    b[p++] = 92;
+    b[p++] = e;
+    if (e === 117) {
+      b[p++] = 48;
+      b[p++] = 48;
+      b[p++] = HEX[c >>> 4]!;
+      b[p++] = HEX[c & 15]!;
+    }
   }
   b[p] = 34;
   return p + 1;
-}
-
-/**
- * A key from the table of every key's bytes, KEYS[from, to), copied in a loop: cheaper than a native
- * copy per field (TypedArray#set, Buffer#copy), and it keeps the generated function small enough for
- * V8 to optimise (constant stores per byte did not).
- */
-function putKey(b: Buffer, p: number, from: number, to: number, keys: Buffer): number {
-  for (let k = from; k < to; k++) b[p++] = keys[k]!;
-  return p;
 }
 
 function putQuoted(b: Buffer, p: number, text: string): number {
@@ -61,9 +73,14 @@ function putIpv4(b: Buffer, p: number, s: Buffer, at: number): number {
   return p + 1;
 }
 
-const putIpv6 = (b: Buffer, p: number, s: Buffer, at: number) => putQuoted(b, p, formatIpv6(s, at));
+function putIpv6(b: Buffer, p: number, s: Buffer, at: number): number {
+  b[p] = 34;
+  p = putIpv6Text(b, p + 1, s, at);
+  b[p] = 34;
+  return p + 1;
+}
+
 const putMac = (b: Buffer, p: number, s: Buffer, at: number) => putQuoted(b, p, formatMac(s, at));
-const HEX = Buffer.from('0123456789abcdef');
 
 /** Lower-case hex digits of s[at, at + length), a dash before the bytes whose bit is set in `dashes`. */
 function putHexDigits(b: Buffer, p: number, s: Buffer, at: number, length: number, dashes: number): number {
@@ -152,28 +169,29 @@ type Write = (r: ScannedRecord, b: Buffer, p: number, dup: Dup | undefined) => n
 
 function compileWriter(): { write: Write; fixedBytes: number } {
   let fixedBytes = 256;
-  const keys: Buffer[] = [];
-  let keysLength = 0;
+  const constant = (text: string) => {
+    const bytes = Buffer.from(text);
+    fixedBytes += bytes.length + STORE_OVERRUN;
+    return constantStores(bytes);
+  };
   const key = (text: string) => {
-    const bytes = Buffer.from(`,${JSON.stringify(text)}:`);
-    fixedBytes += bytes.length + 64;
-    keys.push(bytes);
-    keysLength += bytes.length;
-    return `p = putKey(b, p, ${keysLength - bytes.length}, ${keysLength}, KEYS); if (dup !== undefined) p = openDup(b, p, dup, ${JSON.stringify(text)});`;
+    fixedBytes += 64;
+    return `${constant(`,${JSON.stringify(text)}:`)} if (dup !== undefined) p = openDup(b, p, dup, ${JSON.stringify(text)});`;
   };
   const close = (text: string) => `if (dup !== undefined) p = closeDup(b, p, dup, ${JSON.stringify(text)});`;
   const num = (name: string) => `r.num[${FIELD[name]!}]`;
   const lines = [
     'const st = r.start, ln = r.length, n = r.num, s = r.buf;',
+    'const view = viewOf(b);',
     'let x = 0;',
     'b[p++] = 123;',
     'p = putExporter(b, p, r);',
     `const t = TRANSPORTS[${num('transport')}]; if (t) { b.set(t, p); p += t.length; }`,
-    `p = putAscii(b, p, '"@observationDomainId":'); p = putNumber(b, p, r.num0(${FIELD.observationDomainId!}));`,
-    `p = putAscii(b, p, ',"@templateId":'); p = putNumber(b, p, r.num0(${FIELD.templateId!}));`,
-    `p = putAscii(b, p, ',"@exportTime":'); p = putNumber(b, p, r.num0(${FIELD.exportTime!}) / 1000);`,
-    `p = putAscii(b, p, ',"@sequenceNumber":'); p = putNumber(b, p, r.num0(${FIELD.sequenceNumber!}));`,
-    `x = r.num0(${FIELD.receiveTime!}); if (x !== 0) { p = putAscii(b, p, ',"@receiveTime":'); p = putNumber(b, p, x); }`,
+    `${constant('"@observationDomainId":')} p = putNumber(b, p, r.num0(${FIELD.observationDomainId!}));`,
+    `${constant(',"@templateId":')} p = putNumber(b, p, r.num0(${FIELD.templateId!}));`,
+    `${constant(',"@exportTime":')} p = putNumber(b, p, r.num0(${FIELD.exportTime!}) / 1000);`,
+    `${constant(',"@sequenceNumber":')} p = putNumber(b, p, r.num0(${FIELD.sequenceNumber!}));`,
+    `x = r.num0(${FIELD.receiveTime!}); if (x !== 0) { ${constant(',"@receiveTime":')} p = putNumber(b, p, x); }`,
   ];
   FLOW_RECORD_FIELDS.forEach((f, i) => {
     if (f.kind === 'time') {
@@ -201,7 +219,7 @@ function compileWriter(): { write: Write; fixedBytes: number } {
     lines.push(`if (st[${i}] >= 0) { ${key(f.name)} p = ${value}; ${close(f.name)} }`);
   });
   lines.push('if (dup !== undefined) p = putExtras(b, p, dup);', 'b[p] = 125; b[p + 1] = 10;', 'return p + 2;');
-  const helpers = { putAscii, putNumber, putString, putIpv4, putIpv6, putMac, putUuid, putHex, putExporter, openDup, closeDup, putExtras, TRANSPORTS, SECONDS, putKey, KEYS: Buffer.concat(keys) };
+  const helpers = { putNumber, putString, putIpv4, putIpv6, putMac, putUuid, putHex, putExporter, openDup, closeDup, putExtras, TRANSPORTS, SECONDS, viewOf };
   return { write: compileFunction<Write>('writeFlowRecordJson', ['r', 'b', 'p', 'dup'], lines.join('\n'), helpers), fixedBytes };
 }
 

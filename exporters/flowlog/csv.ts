@@ -8,7 +8,7 @@
 // fields on random records), without the row, a string per value or an encode per line.
 import { type LineRoom, putAscii, putNumber } from '../../lib/ascii-bytes.js';
 import { compileFunction } from '../../lib/ipfix/codegen.js';
-import { formatIpv6 } from '../../lib/ipfix/text.js';
+import { putIpv6 } from '../../lib/ipfix/text.js';
 import { FIELD, type ScannedRecord, utf8 } from '../../schemas/flow-record-scanner.js';
 import { FLOW_LOG_FIELDS } from '../row/columns.js';
 import { type FlowRowField, ROW_ADDRESSES, ROW_SECONDS, rowAddressField } from '../row/flow-row.js';
@@ -48,7 +48,7 @@ function putAddress(b: Buffer, p: number, r: ScannedRecord, v4: number, v6: numb
   if (field < 0) return p;
   const s = r.buf;
   const at = r.start[field]!;
-  if (field === v6) return putAscii(b, p, formatIpv6(s, at));
+  if (field === v6) return putIpv6(b, p, s, at);
   for (let k = 0; k < 4; k++) {
     if (k > 0) b[p++] = 46;
     p = putNumber(b, p, s[at + k]!);

@@ -50,6 +50,9 @@ export function createFlowLogExporter(config: FlowLoggerConfig, deps: FlowLogDep
   const scanned = new ScannedRecord();
   const actions: RuleActions = { ingressNetworkPolicyRuleAction: 0, egressNetworkPolicyRuleAction: 0 };
   let file: LogFile | undefined;
+  // One buffer per batch in flight (batches of different partitions may be), each used again by the
+  // batches after it.
+  const spareLines: LineBuffer[] = [];
 
   const ioError = (what: string, err: unknown) =>
     new FlowaggError(FLOWLOG_IO, `flowLogger.path ${config.path}: cannot ${what}: ${errorMessage(err)}`, { context: { key: 'flowLogger.path', path: config.path }, cause: err, retriable: true });
@@ -78,30 +81,39 @@ export function createFlowLogExporter(config: FlowLoggerConfig, deps: FlowLogDep
     },
     async deliver(batch: ExportBatch) {
       if (file === undefined) throw new FlowaggError('FLOWAGG_ERR_EXPORT_STATE', 'flow log exporter: deliver() before start()');
-      const lines = new LineBuffer();
-      let filtered = 0;
-      scanEach(batch, scanned, ({ offset }) => {
-        actions.ingressNetworkPolicyRuleAction = scanned.num0(INGRESS_ACTION);
-        actions.egressNetworkPolicyRuleAction = scanned.num0(EGRESS_ACTION);
-        if (passes(actions)) lines.end(offset, write(scanned, lines));
-        else filtered++;
-      });
-      let result;
+      const lines = spareLines.pop() ?? new LineBuffer();
       try {
-        result = await file.append(`${batch.topic}/${batch.partition}`, lines, batch.lastOffset + 1);
-      } catch (err) {
-        throw ioError('append to the flow log', err);
+        await writeBatch(file, batch, lines);
+      } finally {
+        lines.clear();
+        spareLines.push(lines);
       }
-      if (result.skipped > 0) logger.info({ batch: batch.id, records: result.skipped }, 'records already in the log (delivered before a restart); not written again');
-      metrics.lines.inc(lines.count - result.skipped);
-      metrics.bytes.inc(result.bytes);
-      metrics.filtered.inc(filtered);
-      metrics.skipped.inc(result.skipped);
-      metrics.rotations.inc(result.rotations);
     },
     async stop() {
       await file?.close();
       file = undefined;
     },
   };
+
+  async function writeBatch(file: LogFile, batch: ExportBatch, lines: LineBuffer): Promise<void> {
+    let filtered = 0;
+    scanEach(batch, scanned, ({ offset }) => {
+      actions.ingressNetworkPolicyRuleAction = scanned.num0(INGRESS_ACTION);
+      actions.egressNetworkPolicyRuleAction = scanned.num0(EGRESS_ACTION);
+      if (passes(actions)) lines.end(offset, write(scanned, lines));
+      else filtered++;
+    });
+    let result;
+    try {
+      result = await file.append(`${batch.topic}/${batch.partition}`, lines, batch.lastOffset + 1);
+    } catch (err) {
+      throw ioError('append to the flow log', err);
+    }
+    if (result.skipped > 0) logger.info({ batch: batch.id, records: result.skipped }, 'records already in the log (delivered before a restart); not written again');
+    metrics.lines.inc(lines.count - result.skipped);
+    metrics.bytes.inc(result.bytes);
+    metrics.filtered.inc(filtered);
+    metrics.skipped.inc(result.skipped);
+    metrics.rotations.inc(result.rotations);
+  }
 }

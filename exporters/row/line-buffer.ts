@@ -1,7 +1,9 @@
 // Text lines of a batch, UTF-8 encoded into one growing buffer as they are made, each with the offset of
 // the record it came from. The flow log and the S3 uploader write a batch's lines this way: a string that
 // is encoded at once dies young, where 20,000 line strings kept until the write (each a tree of the
-// pieces it was concatenated from) would be promoted and cost the old generation's collections.
+// pieces it was concatenated from) would be promoted and cost the old generation's collections. A writer
+// that makes a buffer per batch can clear() it and use it again: growing a new one to a batch of JSON
+// lines (30 MB) by doubling cost a tenth of the flow log's CPU in copies and collections.
 export class LineBuffer {
   #buf = Buffer.allocUnsafe(1 << 16);
   #length = 0;
@@ -50,5 +52,12 @@ export class LineBuffer {
 
   bytes(from: number, to: number): Buffer {
     return this.#buf.subarray(this.start(from), this.start(to));
+  }
+
+  /** Empties the buffer for the next batch, keeping its memory. */
+  clear(): void {
+    this.#length = 0;
+    this.#ends.length = 0;
+    this.#offsets.length = 0;
   }
 }

@@ -102,14 +102,20 @@ export function formatIpv4(b: Uint8Array, p: number): string {
   return text;
 }
 
-/** RFC 5952 text: lower-case hex, longest run (≥ 2) of zero groups as "::", IPv4-mapped kept as hex. */
-export function formatIpv6(b: Uint8Array, p: number): string {
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
+/**
+ * Writes the RFC 5952 text of the IPv6 address s[at, at + 16) at b[p] (lower-case hex, the longest run
+ * (≥ 2) of zero groups as "::", IPv4-mapped kept as hex), at most 39 bytes; returns where it ends.
+ * Writers that build lines in place call it straight; formatIpv6 makes a string of it.
+ */
+export function putIpv6(b: Uint8Array, p: number, s: Uint8Array, at: number): number {
   let bestStart = -1;
   let bestLen = 0;
   for (let i = 0; i < 8; ) {
-    if (b[p + 2 * i] === 0 && b[p + 2 * i + 1] === 0) {
+    if (s[at + 2 * i] === 0 && s[at + 2 * i + 1] === 0) {
       let j = i;
-      while (j < 8 && b[p + 2 * j] === 0 && b[p + 2 * j + 1] === 0) j++;
+      while (j < 8 && s[at + 2 * j] === 0 && s[at + 2 * j + 1] === 0) j++;
       if (j - i > bestLen) {
         bestStart = i;
         bestLen = j - i;
@@ -118,17 +124,25 @@ export function formatIpv6(b: Uint8Array, p: number): string {
     } else i++;
   }
   if (bestLen < 2) bestStart = -1;
-  let s = '';
   for (let i = 0; i < 8; i++) {
     if (i === bestStart) {
-      s += '::';
+      b[p++] = 58;
+      b[p++] = 58;
       i += bestLen - 1;
       continue;
     }
-    if (s !== '' && !s.endsWith(':')) s += ':';
-    s += (((b[p + 2 * i] as number) << 8) | (b[p + 2 * i + 1] as number)).toString(16);
+    if (i > 0 && i !== bestStart + bestLen) b[p++] = 58;
+    const group = ((s[at + 2 * i] as number) << 8) | (s[at + 2 * i + 1] as number);
+    for (let shift = group >= 0x1000 ? 12 : group >= 0x100 ? 8 : group >= 0x10 ? 4 : 0; shift >= 0; shift -= 4) b[p++] = HEX_DIGITS[(group >>> shift) & 15] as number;
   }
-  return s;
+  return p;
+}
+
+const ipv6Text = Buffer.alloc(39);
+
+/** RFC 5952 text (putIpv6's). */
+export function formatIpv6(b: Uint8Array, p: number): string {
+  return ipv6Text.toString('latin1', 0, putIpv6(ipv6Text, 0, b, p));
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
