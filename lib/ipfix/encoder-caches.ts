@@ -11,6 +11,7 @@
 // Both caches are bounded the same way: once full, a miss only computes (no insertion churn when the
 // traffic has more distinct values than the cache), and after MISSES_BEFORE_RESET such misses the
 // cache starts over so that it follows the traffic.
+import { ViewCache } from '../view-cache.js';
 import { parseIpv4Into } from './text.js';
 
 const MISSES_BEFORE_RESET = 65536;
@@ -21,15 +22,10 @@ const MISSES_BEFORE_RESET = 65536;
  * byte stores, and shorter generated code). The message encoder writes every message into one buffer,
  * so the view is made once (and keeps that one buffer alive).
  */
-let viewTarget: Uint8Array | undefined;
-let view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+const views = new ViewCache();
 
 export function viewOf(b: Uint8Array): DataView {
-  if (b !== viewTarget) {
-    view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    viewTarget = b;
-  }
-  return view;
+  return views.of(b);
 }
 
 /**

@@ -8,7 +8,8 @@
 //   are, the changed fields written in their place (records written with the current schema);
 // - the reference one decodes with avsc, sets the fields and encodes again (records of older writer
 //   schemas take it; transform.test.ts checks both give the same bytes).
-import { writeLong } from '../../schemas/avro-binary.js';
+import { copyBytes, writeLong } from '../../schemas/avro-binary.js';
+import { ViewCache } from '../../lib/view-cache.js';
 import type { RecordBuffer } from '../../schemas/record-buffer.js';
 import { parseIpv4Into, parseIpv6Into } from '../../lib/ipfix/text.js';
 import { type AvroFraming, type AvroReader, type AvroWriter, framingHeader } from '../../schemas/avro.js';
@@ -206,23 +207,28 @@ function changesRoom(c: ProxyChanges): number {
   return room;
 }
 
+/** Views of the batches records are read from (one per batch, not per record), and of the framing header. */
+const sourceViews = new ViewCache();
+const headerViews = new ViewCache();
+
 /** Writes the framed output of a record scanned with the current schema: its bytes with the changes spliced in. */
 export function spliceRecord(r: ScannedRecord, c: ProxyChanges, header: Buffer, out: RecordBuffer): Buffer {
   c.sort();
   const src = r.buf;
+  const sv = sourceViews.of(src);
   out.reserve(header.length + (r.end - r.bodyStart) + changesRoom(c));
   const o = out.buf;
-  let p = out.pos;
-  const start = p;
-  p += header.copy(o, p);
+  const dv = out.view;
+  const start = out.pos;
+  let p = copyBytes(o, dv, start, header, headerViews.of(header), 0, header.length);
   let from = r.bodyStart;
   for (let k = 0; k < c.count; k++) {
     const i = c.field[k]!;
-    p += src.copy(o, p, from, r.at[i]!);
+    p = copyBytes(o, dv, p, src, sv, from, r.at[i]! - from);
     p = writeChange(c, k, o, p);
     from = r.at[i + 1]!;
   }
-  p += src.copy(o, p, from, r.at[FIELD_COUNT]!);
+  p = copyBytes(o, dv, p, src, sv, from, r.at[FIELD_COUNT]! - from);
   out.pos = p;
   return o.subarray(start, p);
 }
