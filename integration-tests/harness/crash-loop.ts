@@ -4,7 +4,7 @@
 // the caller prints, so that a failing sequence can be replayed.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { prng } from './traffic.js';
+import { seededRandom } from '../../lib/prng.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'flowagg.js');
 
@@ -44,7 +44,7 @@ export interface CrashLoopResult {
 
 /** Starts the command `kills` times, killing each run with SIGKILL up to `maxDelayMs` after it is ready. */
 export async function crashLoop(argv: readonly string[], readyMessage: string, opts: { kills: number; maxDelayMs: number; seed: number; env?: NodeJS.ProcessEnv }): Promise<CrashLoopResult> {
-  const random = prng(opts.seed);
+  const random = seededRandom(opts.seed);
   const delaysMs: number[] = [];
   const logs: string[] = [];
   for (let k = 0; k < opts.kills; k++) {

@@ -4,6 +4,7 @@
 // check the exported records against these expectations.
 import { type IpPacket, type Transport, ethernetFrame, ipLength, TCP_ACK, TCP_FIN, TCP_PSH, TCP_RST, TCP_SYN } from './packets.js';
 import type { PcapPacket } from '../../lib/capture/testing/pcap-files.js';
+import { seededRandom } from '../../lib/prng.js';
 
 export interface Conversation {
   readonly proto: 'tcp' | 'udp' | 'icmp';
@@ -171,18 +172,6 @@ export function renderTraffic(conversations: readonly Conversation[]): Traffic {
   return { packets, conversations: flows };
 }
 
-/** A small deterministic PRNG (mulberry32), so that the traffic is the same on every run. */
-export function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export interface MixOptions {
   readonly count: number;
   readonly seed?: number;
@@ -198,7 +187,7 @@ export interface MixOptions {
  * (5-tuple) occurs once and records can be matched to conversations without ambiguity.
  */
 export function conversationMix(opts: MixOptions): Conversation[] {
-  const rand = prng(opts.seed ?? 1);
+  const rand = seededRandom(opts.seed ?? 1);
   const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
   const startUs = opts.startUs ?? Date.UTC(2024, 0, 15, 10, 0, 0) * 1000;
   const spanUs = opts.spanUs ?? 120_000_000;

@@ -27,6 +27,7 @@
 // Records are values of the Antrea agent template (agentTemplate(), reference §4.3 "Agent → FA"), so they
 // can be sent as IPFIX or turned into FlowRecords (records.ts).
 import type { FieldValue } from '../../lib/ipfix/types.js';
+import { seededRandom } from '../../lib/prng.js';
 
 export const FLOW_KINDS = ['intraNode', 'interNode', 'toExternal', 'fromExternal', 'denyEgress', 'denyIngress'] as const;
 export type FlowKind = (typeof FLOW_KINDS)[number];
@@ -150,18 +151,6 @@ export function fnv1(text: string): number {
   let h = 0x811c9dc5;
   for (const b of Buffer.from(text, 'utf8')) h = (Math.imul(h, 0x01000193) ^ b) >>> 0;
   return h;
-}
-
-/** mulberry32: a small, fast, deterministic PRNG of numbers in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const DEFAULT_MIX: Record<FlowKind, number> = { intraNode: 0.2, interNode: 0.55, toExternal: 0.1, fromExternal: 0.05, denyEgress: 0.05, denyIngress: 0.05 };

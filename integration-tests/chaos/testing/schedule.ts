@@ -4,7 +4,7 @@
 // broker goes down at most once a minute of events (bringing it back takes the longest). Over Kafka
 // (KAFKA_PLAN) any service is killed or stalled; on the embedded log (EMBEDDED_PLAN) the one `flowagg run`
 // is, and sometimes killed again while it is starting after the kill.
-import { prng } from '../../harness/traffic.js';
+import { seededRandom } from '../../../lib/prng.js';
 import type { ChaosProfile } from './profile.js';
 
 /** The services events pick from over Kafka; `process-3` only comes and goes with rebalances. */
@@ -37,7 +37,7 @@ const AGAIN_MAX_MS = 2000;
 
 /** Events at ms offsets from the start of the run's events, within `profile.seconds`. */
 export function chaosSchedule(profile: ChaosProfile, seed: number, plan: SchedulePlan = KAFKA_PLAN): ChaosEvent[] {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const between = (min: number, max: number) => min + random() * (max - min);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const every = Object.keys(plan.weights) as Kind[];

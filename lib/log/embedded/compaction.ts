@@ -4,29 +4,30 @@
 // skip the gaps. The active segment is never touched, nor anything at or past the last stable offset.
 // Decided transactions are flattened: aborted batches and control markers go, committed batches become
 // plain ones, so the recovery scan never mistakes a cleaned transaction for an open one.
+// A pass maps the keys of the dirty segments only (compaction-plan.ts): a record is superseded when
+// the map holds a later offset of its key, which covers the clean segments and the dirty ones alike.
 import fs from 'node:fs';
 import type { LogRecord } from '../types.js';
 import { type EncodableRecord, NO_PRODUCER, decodeRecords, encodeBatch, setBaseOffset } from '../record-batch.js';
+import type { CleanerCheckpoint, CompactionPlan } from './compaction-plan.js';
 import { fsyncDir, writeAllAt } from './fs-util.js';
 import type { PartitionLog } from './partition-log.js';
 import { Segment } from './segment.js';
 
-export interface CompactionResult {
+export interface CompactionResult extends CleanerCheckpoint {
   /** Records removed. */
   readonly removed: number;
-  /** Offsets below it were considered (the end of the last closed segment cleaned). */
-  readonly cleanedThrough: number;
-  /** When the oldest tombstone kept becomes removable; Infinity when none. */
-  readonly nextTombstoneExpiry: number;
+  /** Segments rewritten (the others lost nothing). */
+  readonly rewritten: number;
 }
 
-async function latestOffsetPerKey(log: PartitionLog): Promise<Map<string, number>> {
+/** The latest offset of each key in [from, to), read_committed. */
+async function latestOffsetPerKey(log: PartitionLog, from: number, to: number): Promise<Map<string, number>> {
   const latest = new Map<string, number>();
-  let offset = log.low;
-  const end = log.lastStableOffset;
-  while (offset < end) {
+  let offset = Math.max(from, log.low);
+  while (offset < to) {
     const { records, next } = await log.read(offset, 10_000, 'read_committed');
-    for (const r of records) if (r.key !== null) latest.set(r.key.toString('latin1'), r.offset);
+    for (const r of records) if (r.key !== null && r.offset < to) latest.set(r.key.toString('latin1'), r.offset);
     if (next <= offset) break;
     offset = next;
   }
@@ -39,15 +40,12 @@ interface CleanedBatch {
   readonly records: EncodableRecord[];
 }
 
-export async function compactPartition(log: PartitionLog, now: number, tombstoneRetentionMs: number, indexIntervalBytes: number, readChunkBytes: number): Promise<CompactionResult> {
-  const lso = log.lastStableOffset;
-  const segments = log.closedSegments().filter((s) => s.nextOffset <= lso);
-  const cleanedThrough = segments.length === 0 ? log.low : segments[segments.length - 1]!.nextOffset;
+export async function compactPartition(log: PartitionLog, plan: CompactionPlan<Segment>, now: number, tombstoneRetentionMs: number, indexIntervalBytes: number, readChunkBytes: number): Promise<CompactionResult> {
   let removed = 0;
+  let rewritten = 0;
   let nextTombstoneExpiry = Infinity;
-  if (segments.length === 0) return { removed, cleanedThrough, nextTombstoneExpiry };
-  const latest = await latestOffsetPerKey(log);
-  for (const seg of segments) {
+  const latest = await latestOffsetPerKey(log, plan.firstDirty, plan.dirtyEnd);
+  for (const seg of plan.segments) {
     const batches: CleanedBatch[] = [];
     let changed = false;
     await seg.forEachBatch(0, readChunkBytes, (h, buf, pos) => {
@@ -60,9 +58,9 @@ export async function compactPartition(log: PartitionLog, now: number, tombstone
       decodeRecords(buf, pos, log.topic, log.partition, 0, Infinity, records, Infinity);
       const kept: EncodableRecord[] = [];
       for (const r of records) {
-        const isLatest = r.key !== null && latest.get(r.key.toString('latin1')) === r.offset;
+        const superseded = r.key === null || (latest.get(r.key.toString('latin1')) ?? -1) > r.offset;
         const expired = r.value === null && r.timestamp < now - tombstoneRetentionMs;
-        if (isLatest && !expired) {
+        if (!superseded && !expired) {
           kept.push({ offsetDelta: r.offset - h.baseOffset, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers });
           if (r.value === null) nextTombstoneExpiry = Math.min(nextTombstoneExpiry, r.timestamp + tombstoneRetentionMs);
         }
@@ -72,9 +70,12 @@ export async function compactPartition(log: PartitionLog, now: number, tombstone
       if (kept.length > 0) batches.push({ baseOffset: h.baseOffset, lastOffsetDelta: h.lastOffset - h.baseOffset, records: kept });
       return true;
     });
-    if (changed) await rewriteSegment(log, seg, batches, indexIntervalBytes);
+    if (changed) {
+      await rewriteSegment(log, seg, batches, indexIntervalBytes);
+      rewritten++;
+    }
   }
-  return { removed, cleanedThrough, nextTombstoneExpiry };
+  return { removed, rewritten, firstDirty: plan.dirtyEnd, nextTombstoneExpiry };
 }
 
 async function rewriteSegment(log: PartitionLog, seg: Segment, batches: readonly CleanedBatch[], indexIntervalBytes: number): Promise<void> {

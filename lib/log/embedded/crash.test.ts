@@ -12,24 +12,15 @@ import { openEmbeddedLog } from './index.js';
 import { meantToAbort, recordsIn } from './testing/crash-plan.js';
 import { readAll } from './testing/read-all.js';
 import { spawnTs } from './testing/spawn.js';
+import { seededRandom } from '../../prng.js';
 
 const ROUNDS = 20;
 const CHILD = join(import.meta.dirname, 'testing', 'crash-child.ts');
 
-/** A small deterministic PRNG (mulberry32), so that a failing sequence of kill delays can be replayed. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test(`acknowledged records survive ${ROUNDS} SIGKILLs exactly once; uncommitted ones never appear`, { timeout: 300_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'flowagg-log-crash-'));
   const seed = Number(process.env.FLOWAGG_CRASH_SEED ?? 20261129);
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const committed = new Set<number>();
   const acked = new Set<string>();
   let unacknowledgedVisible = 0;

@@ -8,7 +8,8 @@ import { type EmbeddedLogConfig, type EmbeddedLogConfigInput, embeddedLogConfigS
 import { LOG_CLOSED } from '../errors.js';
 import type { Admin, Consumer, ConsumerConfig, MessageLog, Producer, Reader, ReaderConfig, TransactionalProducer } from '../types.js';
 import { EmbeddedAdmin } from './admin.js';
-import { type CompactionResult, compactPartition } from './compaction.js';
+import { compactPartition } from './compaction.js';
+import { type CleanerCheckpoint, planCompaction } from './compaction-plan.js';
 import { EmbeddedConsumer } from './consumer.js';
 import { GroupCoordinator } from './group-coordinator.js';
 import { type DirLock, lockDirectory } from './lock.js';
@@ -55,7 +56,7 @@ export class EmbeddedLog implements MessageLog {
   private readonly consumers = new Set<EmbeddedConsumer>();
   private readonly txnProducers = new Set<EmbeddedTransactionalProducer>();
   private readonly readers = new Set<EmbeddedReader>();
-  private readonly compaction = new Map<PartitionLog, CompactionResult>();
+  private readonly compaction = new Map<PartitionLog, CleanerCheckpoint>();
   private readonly timer: NodeJS.Timeout;
   private maintenance: Promise<void> | null = null;
   private closed = false;
@@ -124,13 +125,11 @@ export class EmbeddedLog implements MessageLog {
   }
 
   private async compactIfDue(topic: Topic, log: PartitionLog, now: number): Promise<void> {
-    const lso = log.lastStableOffset;
-    const eligibleEnd = log.closedSegments().reduce((end, s) => (s.nextOffset <= lso ? s.nextOffset : end), log.low);
-    const last = this.compaction.get(log);
-    if (last !== undefined && eligibleEnd <= last.cleanedThrough && now < last.nextTombstoneExpiry) return;
-    const result = await compactPartition(log, now, this.config.tombstoneRetention, this.config.indexInterval, this.config.readChunk);
+    const plan = planCompaction(log.closedSegments(), log.lastStableOffset, this.compaction.get(log), this.config.minCleanableDirtyRatio, now);
+    if (plan === null) return;
+    const result = await compactPartition(log, plan, now, this.config.tombstoneRetention, this.config.indexInterval, this.config.readChunk);
     this.compaction.set(log, result);
-    if (result.removed > 0) logger.debug({ topic: topic.config.topic, partition: log.partition, removed: result.removed }, 'compacted');
+    if (result.removed > 0) logger.debug({ topic: topic.config.topic, partition: log.partition, removed: result.removed, rewritten: result.rewritten }, 'compacted');
   }
 
   /** Stops the consumers and readers, aborts open transactions, flushes and releases the directory. */
