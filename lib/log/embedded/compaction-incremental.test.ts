@@ -65,6 +65,38 @@ test('a pass rewrites only the segments that lose records, and waits for the dir
   }
 });
 
+test('where the clean segments end survives a restart; an unreadable checkpoint only makes the next pass full', async () => {
+  const dir = fs.mkdtempSync(join(tmpdir(), 'flowagg-log-compaction-'));
+  const options = { dir, segmentBytes: 4096, maintenanceInterval: '1h', minCleanableDirtyRatio: 0.5 };
+  let log = await openEmbeddedLog(options);
+  const send = (keys: readonly string[], tag: string) => log.producer().send('state', keys.map((k) => ({ key: Buffer.from(k), value: pad(`${k} ${tag}`) })));
+  const first = '00000000000000000000.log';
+  try {
+    await log.admin().createTopics([{ topic: 'state', partitions: 1, cleanupPolicy: 'compact' }]);
+    for (let i = 0; i < 120; i += 10) await send(Array.from({ length: 10 }, (_, j) => `k${i + j}`), 'v1');
+    await log.runMaintenance();
+    const cleaned = segmentFiles(dir).get(first);
+    await log.close();
+
+    log = await openEmbeddedLog(options);
+    await send(['k0'], 'v2');
+    await send(Array.from({ length: 10 }, (_, i) => `filler${i}`), 'roll');
+    await log.runMaintenance();
+    assert.equal(segmentFiles(dir).get(first), cleaned, 'after a restart, a few dirty bytes are still not due');
+    await log.close();
+
+    fs.writeFileSync(join(dir, 'cleaner-offset-checkpoint.json'), '{"partitions": {"state/0": {"firstDirty": "garbled"}}');
+    log = await openEmbeddedLog(options);
+    await log.runMaintenance();
+    assert.notEqual(segmentFiles(dir).get(first), cleaned, 'with the checkpoint unreadable, the pass maps everything and k0 v1 goes');
+    const values = (await readAll(log, 'state')).filter((r) => r.key!.toString() === 'k0').map((r) => r.value!.toString().replace(/\.+$/, ''));
+    assert.deepEqual(values, ['k0 v2']);
+  } finally {
+    await log.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 /** What a reader must find: each key's latest value, or no record at all for a deleted key whose tombstone expired. */
 function checkAgainstModel(records: readonly LogRecord[], model: ReadonlyMap<string, string | null>, label: string): void {
   const seen = new Map<string, string | null>();

@@ -9,7 +9,8 @@ import { LOG_CLOSED } from '../errors.js';
 import type { Admin, Consumer, ConsumerConfig, MessageLog, Producer, Reader, ReaderConfig, TransactionalProducer } from '../types.js';
 import { EmbeddedAdmin } from './admin.js';
 import { compactPartition } from './compaction.js';
-import { type CleanerCheckpoint, planCompaction } from './compaction-plan.js';
+import { planCompaction } from './compaction-plan.js';
+import { CleanerCheckpoints } from './cleaner-checkpoints.js';
 import { EmbeddedConsumer } from './consumer.js';
 import { GroupCoordinator } from './group-coordinator.js';
 import { type DirLock, lockDirectory } from './lock.js';
@@ -56,7 +57,7 @@ export class EmbeddedLog implements MessageLog {
   private readonly consumers = new Set<EmbeddedConsumer>();
   private readonly txnProducers = new Set<EmbeddedTransactionalProducer>();
   private readonly readers = new Set<EmbeddedReader>();
-  private readonly compaction = new Map<PartitionLog, CleanerCheckpoint>();
+  private readonly cleaned: CleanerCheckpoints;
   private readonly timer: NodeJS.Timeout;
   private maintenance: Promise<void> | null = null;
   private closed = false;
@@ -70,6 +71,7 @@ export class EmbeddedLog implements MessageLog {
     private readonly txns: TransactionCoordinator,
   ) {
     this.groups = new GroupCoordinator(topics);
+    this.cleaned = CleanerCheckpoints.load(config.dir);
     this.timer = setInterval(() => void this.runMaintenance().catch((err: unknown) => logger.error({ err }, 'maintenance failed')), config.maintenanceInterval).unref();
   }
 
@@ -125,10 +127,11 @@ export class EmbeddedLog implements MessageLog {
   }
 
   private async compactIfDue(topic: Topic, log: PartitionLog, now: number): Promise<void> {
-    const plan = planCompaction(log.closedSegments(), log.lastStableOffset, this.compaction.get(log), this.config.minCleanableDirtyRatio, now);
+    const checkpoint = this.cleaned.get(log.topic, log.partition, log.high);
+    const plan = planCompaction(log.closedSegments(), log.lastStableOffset, checkpoint, this.config.minCleanableDirtyRatio, now);
     if (plan === null) return;
     const result = await compactPartition(log, plan, now, this.config.tombstoneRetention, this.config.indexInterval, this.config.readChunk);
-    this.compaction.set(log, result);
+    this.cleaned.set(log.topic, log.partition, result);
     if (result.removed > 0) logger.debug({ topic: topic.config.topic, partition: log.partition, removed: result.removed, rewritten: result.rewritten }, 'compacted');
   }
 
