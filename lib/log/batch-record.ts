@@ -21,9 +21,9 @@ export class BatchRecord implements LogRecord {
     readonly headers: Headers,
     /** The buffer the key and value are in, with other records'. */
     readonly bytes: Buffer,
-    private readonly keyStart: number,
+    readonly keyStart: number,
     /** -1 for a null key. */
-    private readonly keyLength: number,
+    readonly keyLength: number,
     readonly valueStart: number,
     /** -1 for a null value (a tombstone). */
     readonly valueLength: number,

@@ -7,7 +7,7 @@
 // A pass maps the keys of the dirty segments only (compaction-plan.ts): a record is superseded when
 // the map holds a later offset of its key, which covers the clean segments and the dirty ones alike.
 import fs from 'node:fs';
-import type { LogRecord } from '../types.js';
+import type { BatchRecord } from '../batch-record.js';
 import { type EncodableRecord, NO_PRODUCER, decodeRecords, encodeBatch, setBaseOffset } from '../record-batch.js';
 import type { CleanerCheckpoint, CompactionPlan } from './compaction-plan.js';
 import { fsyncDir, writeAllAt } from './fs-util.js';
@@ -21,56 +21,69 @@ export interface CompactionResult extends CleanerCheckpoint {
   readonly rewritten: number;
 }
 
-/** The latest offset of each key in [from, to), read_committed. */
-async function latestOffsetPerKey(log: PartitionLog, from: number, to: number): Promise<Map<string, number>> {
+/** The records of a segment's batches that stand: aborted transactions and markers left out. Returns whether it held any (a segment to flatten). */
+async function forEachStandingBatch(log: PartitionLog, seg: Segment, readChunkBytes: number, visit: (baseOffset: number, lastOffset: number, records: BatchRecord[]) => void): Promise<boolean> {
+  let transactional = false;
+  await seg.forEachBatch(0, readChunkBytes, (h, buf, pos) => {
+    transactional ||= h.control || h.transactional;
+    if (h.control || (h.transactional && log.isAborted(h.producerId, h.baseOffset))) return true;
+    // In place: a record's key and value are read where they lie, and become Buffers only if kept.
+    const records: BatchRecord[] = [];
+    decodeRecords(buf, pos, log.topic, log.partition, 0, Infinity, records, Infinity, true);
+    visit(h.baseOffset, h.lastOffset, records);
+    return true;
+  });
+  return transactional;
+}
+
+const keyOf = (r: BatchRecord): string | null => (r.keyLength < 0 ? null : r.bytes.toString('latin1', r.keyStart, r.keyStart + r.keyLength));
+
+/** The latest offset of each key in the dirty segments. */
+async function latestOffsetPerKey(log: PartitionLog, plan: CompactionPlan<Segment>, readChunkBytes: number): Promise<Map<string, number>> {
   const latest = new Map<string, number>();
-  let offset = Math.max(from, log.low);
-  while (offset < to) {
-    const { records, next } = await log.read(offset, 10_000, 'read_committed');
-    for (const r of records) if (r.key !== null && r.offset < to) latest.set(r.key.toString('latin1'), r.offset);
-    if (next <= offset) break;
-    offset = next;
+  for (const seg of plan.segments) {
+    if (seg.baseOffset < plan.firstDirty) continue;
+    await forEachStandingBatch(log, seg, readChunkBytes, (_base, _last, records) => {
+      for (const r of records) {
+        const key = keyOf(r);
+        if (key !== null) latest.set(key, r.offset);
+      }
+    });
   }
   return latest;
 }
 
 interface CleanedBatch {
   readonly baseOffset: number;
-  readonly lastOffsetDelta: number;
-  readonly records: EncodableRecord[];
+  readonly lastOffset: number;
+  readonly records: BatchRecord[];
 }
 
 export async function compactPartition(log: PartitionLog, plan: CompactionPlan<Segment>, now: number, tombstoneRetentionMs: number, indexIntervalBytes: number, readChunkBytes: number): Promise<CompactionResult> {
   let removed = 0;
   let rewritten = 0;
   let nextTombstoneExpiry = Infinity;
-  const latest = await latestOffsetPerKey(log, plan.firstDirty, plan.dirtyEnd);
+  const latest = await latestOffsetPerKey(log, plan, readChunkBytes);
   for (const seg of plan.segments) {
     const batches: CleanedBatch[] = [];
-    let changed = false;
-    await seg.forEachBatch(0, readChunkBytes, (h, buf, pos) => {
-      if (h.control || h.transactional) changed = true;
-      if (h.control || (h.transactional && log.isAborted(h.producerId, h.baseOffset))) {
-        removed += h.control ? 0 : h.recordsCount;
-        return true;
-      }
-      const records: LogRecord[] = [];
-      decodeRecords(buf, pos, log.topic, log.partition, 0, Infinity, records, Infinity);
-      const kept: EncodableRecord[] = [];
+    let before = 0;
+    let after = 0;
+    const transactional = await forEachStandingBatch(log, seg, readChunkBytes, (baseOffset, lastOffset, records) => {
+      const kept: BatchRecord[] = [];
       for (const r of records) {
-        const superseded = r.key === null || (latest.get(r.key.toString('latin1')) ?? -1) > r.offset;
-        const expired = r.value === null && r.timestamp < now - tombstoneRetentionMs;
-        if (!superseded && !expired) {
-          kept.push({ offsetDelta: r.offset - h.baseOffset, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers });
-          if (r.value === null) nextTombstoneExpiry = Math.min(nextTombstoneExpiry, r.timestamp + tombstoneRetentionMs);
-        }
+        const key = keyOf(r);
+        const superseded = key === null || (latest.get(key) ?? -1) > r.offset;
+        const expired = r.valueLength < 0 && r.timestamp < now - tombstoneRetentionMs;
+        if (superseded || expired) continue;
+        kept.push(r);
+        if (r.valueLength < 0) nextTombstoneExpiry = Math.min(nextTombstoneExpiry, r.timestamp + tombstoneRetentionMs);
       }
-      removed += records.length - kept.length;
-      if (kept.length !== records.length) changed = true;
-      if (kept.length > 0) batches.push({ baseOffset: h.baseOffset, lastOffsetDelta: h.lastOffset - h.baseOffset, records: kept });
-      return true;
+      before += records.length;
+      after += kept.length;
+      if (kept.length > 0) batches.push({ baseOffset, lastOffset, records: kept });
     });
-    if (changed) {
+    removed += before - after;
+    if (transactional || after < before) {
       await rewriteSegment(log, seg, batches, indexIntervalBytes);
       rewritten++;
     }
@@ -80,7 +93,8 @@ export async function compactPartition(log: PartitionLog, plan: CompactionPlan<S
 
 async function rewriteSegment(log: PartitionLog, seg: Segment, batches: readonly CleanedBatch[], indexIntervalBytes: number): Promise<void> {
   const encoded = batches.map((b) => {
-    const buf = encodeBatch(b.records, b.lastOffsetDelta, NO_PRODUCER, 0);
+    const records = b.records.map((r): EncodableRecord => ({ offsetDelta: r.offset - b.baseOffset, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers }));
+    const buf = encodeBatch(records, b.lastOffset - b.baseOffset, NO_PRODUCER, 0);
     setBaseOffset(buf, b.baseOffset);
     return buf;
   });
