@@ -24,6 +24,7 @@ export const embeddedLogConfigSchema = z.strictObject({
     .describe('Defaults for topics created without their own retention. A closed segment is deleted when either is exceeded.'),
   tombstoneRetention: duration.default(24 * 3_600_000).describe('A tombstone of a compacted topic is kept this long after its timestamp, so that readers see the delete.'),
   minCleanableDirtyRatio: z.number().min(0).max(1).default(0.5).describe('A compacted partition is cleaned once the bytes written since its last cleaning are this share of its closed segments (or a tombstone it kept has expired), as Kafka\'s min.cleanable.dirty.ratio: lower cleans more often at more CPU, higher leaves more superseded records to read at a restore.'),
+  cleanerMapKeys: z.number().int().min(1).default(1_000_000).describe('The keys a compaction pass maps at most (about 100 bytes of memory each), as Kafka bounds its cleaner\'s map: a pass covers the dirty segments whose keys fit, and the next pass takes the rest.'),
   maintenanceInterval: duration.default(60_000).describe('How often retention and compaction run.'),
   indexInterval: byteSize.default(4096).describe('Bytes of log between two entries of the sparse offset and time indexes.'),
   readChunk: byteSize.pipe(z.number().int().min(4096)).default(2 ** 20).describe('Bytes a consumer reads from a segment at a time.'),

@@ -97,6 +97,29 @@ test('where the clean segments end survives a restart; an unreadable checkpoint 
   }
 });
 
+test('a pass maps at most cleanerMapKeys keys; the dirty segments past them wait for the next pass', async () => {
+  const dir = fs.mkdtempSync(join(tmpdir(), 'flowagg-log-compaction-'));
+  const log = await openEmbeddedLog({ dir, segmentBytes: 4096, maintenanceInterval: '1h', minCleanableDirtyRatio: 0, cleanerMapKeys: 15 });
+  const send = (prefix: string, tag: string) => log.producer().send('state', Array.from({ length: 10 }, (_, i) => ({ key: Buffer.from(`${prefix}${i}`), value: pad(`${prefix}${i} ${tag}`) })));
+  const valuesOf = async (key: string) => (await readAll(log, 'state')).filter((r) => r.key!.toString() === key).map((r) => r.value!.toString().replace(/\.+$/, ''));
+  try {
+    await log.admin().createTopics([{ topic: 'state', partitions: 1, cleanupPolicy: 'compact' }]);
+    await send('a', 'v1');
+    await send('b', 'v1');
+    await send('a', 'v2');
+    await send('filler', 'v1');
+    await send('roll', 'v1');
+    await log.runMaintenance();
+    assert.deepEqual(await valuesOf('a0'), ['a0 v1', 'a0 v2'], 'the first pass mapped a* and b* (20 keys, past 15), not the segment holding a* v2');
+    await log.runMaintenance();
+    assert.deepEqual(await valuesOf('a0'), ['a0 v2'], 'the next pass mapped it');
+    assert.deepEqual(await valuesOf('b9'), ['b9 v1']);
+  } finally {
+    await log.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 /** What a reader must find: each key's latest value, or no record at all for a deleted key whose tombstone expired. */
 function checkAgainstModel(records: readonly LogRecord[], model: ReadonlyMap<string, string | null>, label: string): void {
   const seen = new Map<string, string | null>();
@@ -112,7 +135,8 @@ test('random updates and deletes, cleaned at random moments and ratios, always r
     const random = seededRandom(seed);
     const dir = fs.mkdtempSync(join(tmpdir(), 'flowagg-log-compaction-'));
     const ratio = [0, 0.3, 0.5][seed - 1]!;
-    const log = await openEmbeddedLog({ dir, segmentBytes: 4096, maintenanceInterval: '1h', tombstoneRetention: HOUR, minCleanableDirtyRatio: ratio });
+    const mapKeys = [1_000_000, 20, 8][seed - 1]!;
+    const log = await openEmbeddedLog({ dir, segmentBytes: 4096, maintenanceInterval: '1h', tombstoneRetention: HOUR, minCleanableDirtyRatio: ratio, cleanerMapKeys: mapKeys });
     const model = new Map<string, string | null>();
     let now = Date.now();
     try {
@@ -129,7 +153,7 @@ test('random updates and deletes, cleaned at random moments and ratios, always r
           now += random() < 0.3 ? 2 * HOUR : 60_000;
           await log.runMaintenance(now);
         }
-        checkAgainstModel(await readAll(log, 'state'), model, `seed ${seed} ratio ${ratio} round ${round}`);
+        checkAgainstModel(await readAll(log, 'state'), model, `seed ${seed} ratio ${ratio} map ${mapKeys} round ${round}`);
       }
     } finally {
       await log.close();

@@ -38,19 +38,37 @@ async function forEachStandingBatch(log: PartitionLog, seg: Segment, readChunkBy
 
 const keyOf = (r: BatchRecord): string | null => (r.keyLength < 0 ? null : r.bytes.toString('latin1', r.keyStart, r.keyStart + r.keyLength));
 
-/** The latest offset of each key in the dirty segments. */
-async function latestOffsetPerKey(log: PartitionLog, plan: CompactionPlan<Segment>, readChunkBytes: number): Promise<Map<string, number>> {
+export interface CompactionSettings {
+  readonly tombstoneRetentionMs: number;
+  readonly indexIntervalBytes: number;
+  readonly readChunkBytes: number;
+  /** The keys a pass maps at most (checked between segments, so at least one segment is mapped). */
+  readonly mapKeys: number;
+}
+
+interface DirtyKeys {
+  /** The latest offset of each key mapped. */
+  readonly latest: Map<string, number>;
+  /** Where the mapped segments end: the pass covers the segments below it, the rest stay dirty. */
+  readonly end: number;
+}
+
+/** Maps the dirty segments' keys in order, as many segments as fit in `mapKeys` (Kafka bounds its map the same way). */
+async function mapDirtyKeys(log: PartitionLog, plan: CompactionPlan<Segment>, settings: CompactionSettings): Promise<DirtyKeys> {
   const latest = new Map<string, number>();
+  let end = plan.firstDirty;
   for (const seg of plan.segments) {
     if (seg.baseOffset < plan.firstDirty) continue;
-    await forEachStandingBatch(log, seg, readChunkBytes, (_base, _last, records) => {
+    if (latest.size >= settings.mapKeys) break;
+    await forEachStandingBatch(log, seg, settings.readChunkBytes, (_base, _last, records) => {
       for (const r of records) {
         const key = keyOf(r);
         if (key !== null) latest.set(key, r.offset);
       }
     });
+    end = seg.nextOffset;
   }
-  return latest;
+  return { latest, end };
 }
 
 interface CleanedBatch {
@@ -59,12 +77,14 @@ interface CleanedBatch {
   readonly records: BatchRecord[];
 }
 
-export async function compactPartition(log: PartitionLog, plan: CompactionPlan<Segment>, now: number, tombstoneRetentionMs: number, indexIntervalBytes: number, readChunkBytes: number): Promise<CompactionResult> {
+export async function compactPartition(log: PartitionLog, plan: CompactionPlan<Segment>, now: number, settings: CompactionSettings): Promise<CompactionResult> {
+  const { tombstoneRetentionMs, indexIntervalBytes, readChunkBytes } = settings;
   let removed = 0;
   let rewritten = 0;
   let nextTombstoneExpiry = Infinity;
-  const latest = await latestOffsetPerKey(log, plan, readChunkBytes);
+  const { latest, end } = await mapDirtyKeys(log, plan, settings);
   for (const seg of plan.segments) {
+    if (seg.nextOffset > end) break;
     const batches: CleanedBatch[] = [];
     let before = 0;
     let after = 0;
@@ -88,7 +108,7 @@ export async function compactPartition(log: PartitionLog, plan: CompactionPlan<S
       rewritten++;
     }
   }
-  return { removed, rewritten, firstDirty: plan.dirtyEnd, nextTombstoneExpiry };
+  return { removed, rewritten, firstDirty: end, nextTombstoneExpiry };
 }
 
 async function rewriteSegment(log: PartitionLog, seg: Segment, batches: readonly CleanedBatch[], indexIntervalBytes: number): Promise<void> {

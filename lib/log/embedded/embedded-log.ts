@@ -130,7 +130,8 @@ export class EmbeddedLog implements MessageLog {
     const checkpoint = this.cleaned.get(log.topic, log.partition, log.high);
     const plan = planCompaction(log.closedSegments(), log.lastStableOffset, checkpoint, this.config.minCleanableDirtyRatio, now);
     if (plan === null) return;
-    const result = await compactPartition(log, plan, now, this.config.tombstoneRetention, this.config.indexInterval, this.config.readChunk);
+    const { tombstoneRetention, indexInterval, readChunk, cleanerMapKeys } = this.config;
+    const result = await compactPartition(log, plan, now, { tombstoneRetentionMs: tombstoneRetention, indexIntervalBytes: indexInterval, readChunkBytes: readChunk, mapKeys: cleanerMapKeys });
     this.cleaned.set(log.topic, log.partition, result);
     if (result.removed > 0) logger.debug({ topic: topic.config.topic, partition: log.partition, removed: result.removed, rewritten: result.rewritten }, 'compacted');
   }
