@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { registry } from '../../telemetry/metrics.js';
 import type { LogRecord } from '../types.js';
 import { planCompaction } from './compaction-plan.js';
 import { openEmbeddedLog } from './index.js';
@@ -26,6 +27,12 @@ test('a pass covers the closed segments below the last stable offset, once the d
   assert.equal(planCompaction(closed.slice(0, 2), 40, cleanTo20, 0, 0), null, 'nothing dirty: no pass even at ratio 0');
   assert.deepEqual(planCompaction(closed.slice(0, 2), 40, { firstDirty: 20, nextTombstoneExpiry: 99 }, 0.5, 100)?.dirtyEnd, 20, 'a tombstone expired: due with nothing dirty');
 });
+
+/** A counter's value for topic "state" from the process registry (0 before its first increment). */
+async function metric(name: string): Promise<number> {
+  const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(`${name}{topic="state"} `));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
 
 const pad = (s: string) => Buffer.from(s.padEnd(300, '.'));
 const segmentFiles = (dir: string) =>
@@ -50,9 +57,12 @@ test('a pass rewrites only the segments that lose records, and waits for the dir
     assert.deepEqual(segmentFiles(dir).get('00000000000000000000.log'), cleaned.get('00000000000000000000.log'), 'a few dirty bytes: not yet due');
 
     for (let i = 0; i < 150; i++) await send([`new${i}`], 'v1');
+    const [passes, rewrittenBefore] = [await metric('flowagg_log_embedded_compaction_passes_total'), await metric('flowagg_log_embedded_compaction_rewritten_segments_total')];
     await log.runMaintenance();
     const after = segmentFiles(dir);
     const rewritten = [...cleaned].filter(([f, ino]) => after.get(f) !== ino).map(([f]) => f);
+    assert.equal(await metric('flowagg_log_embedded_compaction_passes_total'), passes + 1, 'one pass, counted');
+    assert.equal(await metric('flowagg_log_embedded_compaction_rewritten_segments_total'), rewrittenBefore + rewritten.length, 'its rewritten segments, counted');
     assert.ok(rewritten.includes('00000000000000000000.log'), 'the segment holding k0 and k1 lost them');
     assert.ok(rewritten.length <= 3, `only the segments holding superseded records are rewritten: ${rewritten.join(', ')}`);
     const latest = new Map((await readAll(log, 'state')).map((r) => [r.key!.toString(), r.value!.toString().replace(/\.+$/, '')]));

@@ -18,6 +18,7 @@ import { OFFSETS_TOPIC, OffsetsStore } from './offsets-store.js';
 import type { PartitionLog } from './partition-log.js';
 import { EmbeddedProducer } from './producer.js';
 import { EmbeddedReader } from './reader.js';
+import { compactionPasses, compactionRemovedRecords, compactionRewrittenSegments, compactionSeconds } from './metrics.js';
 import { applyRetention } from './retention.js';
 import { type Topic, TopicRegistry } from './topics.js';
 import { EmbeddedTransactionalProducer, TXN_STATE_TOPIC, TransactionCoordinator } from './transactions.js';
@@ -131,7 +132,12 @@ export class EmbeddedLog implements MessageLog {
     const plan = planCompaction(log.closedSegments(), log.lastStableOffset, checkpoint, this.config.minCleanableDirtyRatio, now);
     if (plan === null) return;
     const { tombstoneRetention, indexInterval, readChunk, cleanerMapKeys } = this.config;
+    const timer = compactionSeconds.startTimer();
     const result = await compactPartition(log, plan, now, { tombstoneRetentionMs: tombstoneRetention, indexIntervalBytes: indexInterval, readChunkBytes: readChunk, mapKeys: cleanerMapKeys });
+    timer();
+    compactionPasses.inc({ topic: log.topic });
+    compactionRemovedRecords.inc({ topic: log.topic }, result.removed);
+    compactionRewrittenSegments.inc({ topic: log.topic }, result.rewritten);
     this.cleaned.set(log.topic, log.partition, result);
     if (result.removed > 0) logger.debug({ topic: topic.config.topic, partition: log.partition, removed: result.removed, rewritten: result.rewritten }, 'compacted');
   }
