@@ -20,6 +20,8 @@ export interface Timeline {
   readonly brokerDown: { from: number; to: number }[];
   /** When an ingest replica (or `flowagg run`, ingest included) was killed, ms since the epoch. */
   readonly ingestKilled: number[];
+  /** How long each stall (SIGSTOP) of an ingest replica or `flowagg run` lasted, ms. */
+  readonly ingestStalledMs: number[];
 }
 
 /** A service that ingests: what it held when killed is lost. */
@@ -45,7 +47,9 @@ async function play(e: ChaosEvent, d: ChaosTarget, broker: RestartableKafka | un
       return e.againAfterMs === undefined ? 'done' : killAgain(d.pod(e.service), e.againAfterMs, e.restartAfterMs, timeline);
     }
     case 'stall':
-      return (await d.pod(e.service).stall(e.ms)) ? 'done' : `skipped: ${e.service} was ${d.pod(e.service).state}`;
+      if (!(await d.pod(e.service).stall(e.ms))) return `skipped: ${e.service} was ${d.pod(e.service).state}`;
+      if (ingests(e.service)) timeline.ingestStalledMs.push(e.ms);
+      return 'done';
     case 'broker': {
       if (broker === undefined) throw new Error('a broker event, and no broker');
       const from = Date.now();
@@ -80,7 +84,7 @@ async function play(e: ChaosEvent, d: ChaosTarget, broker: RestartableKafka | un
 
 /** Runs the events from now; resolves once every one of them has finished. */
 export async function playSchedule(events: readonly ChaosEvent[], d: ChaosTarget, broker: RestartableKafka | undefined, log: (line: string) => void): Promise<Timeline> {
-  const timeline: Timeline = { lines: [], brokerDown: [], ingestKilled: [] };
+  const timeline: Timeline = { lines: [], brokerDown: [], ingestKilled: [], ingestStalledMs: [] };
   const start = Date.now();
   const running: Promise<void>[] = [];
   for (const e of events) {
