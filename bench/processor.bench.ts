@@ -8,6 +8,8 @@
 // Aggregator fed directly (the log's buffers would blur it).
 // PROCESSOR_BENCH_FLOWS=100000 limits the run to those sizes; PROCESSOR_BENCH_PROFILE=DIR writes a CPU
 // profile of each processing run (not of writing the input) to DIR/<mode>-<flows>-<case>.cpuprofile.
+// PROCESSOR_BENCH_MAINTENANCE=10s runs the log's retention and compaction that often (default 60 s, the
+// log's own default), so that a run of a minute or two holds the passes a long-running processor has.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -167,7 +169,7 @@ const bench: Benchmark = async (log) => {
     log(`${m.flows} flows: ${Math.round(m.bytes)} bytes per flow`);
     results.push({ name: `processor memory per active flow, ${flows.toLocaleString('en-US')} flows`, value: m.bytes, unit: 'bytes', note: `heap + typed arrays after GC, ${m.flows.toLocaleString('en-US')} flows in one partition's store; target at most 1,024` });
     const dir = mkdtempSync(join(tmpdir(), 'flowagg-bench-processor-'));
-    const embedded = await openEmbeddedLog({ dir, fsync: { policy: 'always' } });
+    const embedded = await openEmbeddedLog({ dir, fsync: { policy: 'always' }, maintenanceInterval: process.env.PROCESSOR_BENCH_MAINTENANCE ?? '60s' });
     try {
       const topic = `flows.raw-${flows}`;
       const t0 = performance.now();
