@@ -7,10 +7,11 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { registry } from '../../telemetry/metrics.js';
+import type { Counter } from 'prom-client';
 import type { LogRecord } from '../types.js';
 import { planCompaction } from './compaction-plan.js';
 import { openEmbeddedLog } from './index.js';
+import { compactionPasses, compactionRewrittenSegments } from './metrics.js';
 import { readAll } from './testing/read-all.js';
 import { seededRandom } from '../../prng.js';
 
@@ -19,20 +20,17 @@ const segment = (baseOffset: number, nextOffset: number, size: number) => ({ bas
 
 test('a pass covers the closed segments below the last stable offset, once the dirty ones are their share', () => {
   const closed = [segment(0, 10, 1000), segment(10, 20, 1000), segment(20, 30, 1000), segment(30, 40, 1000)];
-  assert.deepEqual(planCompaction(closed, 35, undefined, 0.5, 0), { segments: closed.slice(0, 3), firstDirty: 0, dirtyEnd: 30 }, 'no checkpoint: all dirty; past the LSO left out');
+  assert.deepEqual(planCompaction(closed, 35, undefined, 0.5, 0), { segments: closed.slice(0, 3), firstDirty: 0 }, 'no checkpoint: all dirty; past the LSO left out');
   assert.equal(planCompaction(closed, 5, undefined, 0.5, 0), null, 'nothing closed below the LSO');
   const cleanTo20 = { firstDirty: 20, nextTombstoneExpiry: Infinity };
   assert.equal(planCompaction(closed.slice(0, 3), 40, cleanTo20, 0.5, 0), null, '1,000 dirty bytes of 3,000: below half');
   assert.deepEqual(planCompaction(closed, 40, cleanTo20, 0.5, 0)?.firstDirty, 20, '2,000 of 4,000: due, mapping from 20');
   assert.equal(planCompaction(closed.slice(0, 2), 40, cleanTo20, 0, 0), null, 'nothing dirty: no pass even at ratio 0');
-  assert.deepEqual(planCompaction(closed.slice(0, 2), 40, { firstDirty: 20, nextTombstoneExpiry: 99 }, 0.5, 100)?.dirtyEnd, 20, 'a tombstone expired: due with nothing dirty');
+  assert.deepEqual(planCompaction(closed.slice(0, 2), 40, { firstDirty: 20, nextTombstoneExpiry: 99 }, 0.5, 100)?.segments, closed.slice(0, 2), 'a tombstone expired: due with nothing dirty');
 });
 
-/** A counter's value for topic "state" from the process registry (0 before its first increment). */
-async function metric(name: string): Promise<number> {
-  const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(`${name}{topic="state"} `));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
+/** A counter's value for topic "state" (0 before its first increment). */
+const stateCount = async (counter: Counter<'topic'>) => (await counter.get()).values.find((v) => v.labels.topic === 'state')?.value ?? 0;
 
 const pad = (s: string) => Buffer.from(s.padEnd(300, '.'));
 const segmentFiles = (dir: string) =>
@@ -57,12 +55,12 @@ test('a pass rewrites only the segments that lose records, and waits for the dir
     assert.deepEqual(segmentFiles(dir).get('00000000000000000000.log'), cleaned.get('00000000000000000000.log'), 'a few dirty bytes: not yet due');
 
     for (let i = 0; i < 150; i++) await send([`new${i}`], 'v1');
-    const [passes, rewrittenBefore] = [await metric('flowagg_log_embedded_compaction_passes_total'), await metric('flowagg_log_embedded_compaction_rewritten_segments_total')];
+    const [passes, rewrittenBefore] = [await stateCount(compactionPasses), await stateCount(compactionRewrittenSegments)];
     await log.runMaintenance();
     const after = segmentFiles(dir);
     const rewritten = [...cleaned].filter(([f, ino]) => after.get(f) !== ino).map(([f]) => f);
-    assert.equal(await metric('flowagg_log_embedded_compaction_passes_total'), passes + 1, 'one pass, counted');
-    assert.equal(await metric('flowagg_log_embedded_compaction_rewritten_segments_total'), rewrittenBefore + rewritten.length, 'its rewritten segments, counted');
+    assert.equal(await stateCount(compactionPasses), passes + 1, 'one pass, counted');
+    assert.equal(await stateCount(compactionRewrittenSegments), rewrittenBefore + rewritten.length, 'its rewritten segments, counted');
     assert.ok(rewritten.includes('00000000000000000000.log'), 'the segment holding k0 and k1 lost them');
     assert.ok(rewritten.length <= 3, `only the segments holding superseded records are rewritten: ${rewritten.join(', ')}`);
     const latest = new Map((await readAll(log, 'state')).map((r) => [r.key!.toString(), r.value!.toString().replace(/\.+$/, '')]));

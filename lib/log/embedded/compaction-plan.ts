@@ -13,7 +13,7 @@ export interface SegmentExtent {
   readonly size: number;
 }
 
-/** What the previous pass of a partition left (kept in memory: after a restart, the first pass is full). */
+/** What the previous pass of a partition left (kept across restarts in cleaner-checkpoints.ts). */
 export interface CleanerCheckpoint {
   /** Offsets below it were covered by the previous pass. */
   readonly firstDirty: number;
@@ -26,8 +26,6 @@ export interface CompactionPlan<S extends SegmentExtent> {
   readonly segments: readonly S[];
   /** The first offset whose keys are mapped (records below it are dropped only if superseded above it). */
   readonly firstDirty: number;
-  /** The end of the pass: the next offset of its last segment. */
-  readonly dirtyEnd: number;
 }
 
 export function planCompaction<S extends SegmentExtent>(
@@ -49,5 +47,5 @@ export function planCompaction<S extends SegmentExtent>(
   const tombstonesDue = checkpoint !== undefined && now >= checkpoint.nextTombstoneExpiry;
   const dirtyEnough = dirtyBytes > 0 && dirtyBytes >= minDirtyRatio * totalBytes;
   if (!dirtyEnough && !tombstonesDue) return null;
-  return { segments, firstDirty, dirtyEnd: segments[segments.length - 1]!.nextOffset };
+  return { segments, firstDirty };
 }

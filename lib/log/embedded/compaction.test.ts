@@ -10,6 +10,7 @@ import { isFlowaggError } from '../../errors.js';
 import { LOG_KEY_REQUIRED } from '../errors.js';
 import type { LogRecord } from '../types.js';
 import { openEmbeddedLog } from './index.js';
+import { compactionRemovedRecords } from './metrics.js';
 import { readAll } from './testing/read-all.js';
 
 const HOUR = 3_600_000;
@@ -88,7 +89,10 @@ test('compaction removes aborted transactions and keeps committed ones, also aft
     await producer.close();
     const expected = (await readAll(log, 'txn-state')).map((r) => r.key!.toString());
     assert.deepEqual(expected, Array.from({ length: 12 }, (_, i) => i).filter((i) => i % 3 !== 0).map((i) => `key${i}`));
+    const removed = async () => (await compactionRemovedRecords.get()).values.find((v) => v.labels.topic === 'txn-state')?.value ?? 0;
+    const removedBefore = await removed();
     await log.runMaintenance();
+    assert.equal(await removed(), removedBefore + 3, 'the aborted transactions of the closed segment (0, 3 and 6; 9 is in the active one) are counted removed');
     await log.close();
     log = await openEmbeddedLog(options);
     assert.deepEqual((await readAll(log, 'txn-state')).map((r) => r.key!.toString()), expected);

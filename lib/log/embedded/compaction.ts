@@ -21,19 +21,32 @@ export interface CompactionResult extends CleanerCheckpoint {
   readonly rewritten: number;
 }
 
-/** The records of a segment's batches that stand: aborted transactions and markers left out. Returns whether it held any (a segment to flatten). */
-async function forEachStandingBatch(log: PartitionLog, seg: Segment, readChunkBytes: number, visit: (baseOffset: number, lastOffset: number, records: BatchRecord[]) => void): Promise<boolean> {
+/** What a segment held besides the records that stand. */
+interface Dropped {
+  /** Any transactional batch or marker: the segment is to be flattened. */
+  readonly transactional: boolean;
+  /** Records of aborted transactions. */
+  readonly aborted: number;
+}
+
+/** The records of a segment's batches that stand: aborted transactions and markers left out. */
+async function forEachStandingBatch(log: PartitionLog, seg: Segment, readChunkBytes: number, visit: (baseOffset: number, lastOffset: number, records: BatchRecord[]) => void): Promise<Dropped> {
   let transactional = false;
+  let aborted = 0;
   await seg.forEachBatch(0, readChunkBytes, (h, buf, pos) => {
     transactional ||= h.control || h.transactional;
-    if (h.control || (h.transactional && log.isAborted(h.producerId, h.baseOffset))) return true;
+    if (h.control) return true;
+    if (h.transactional && log.isAborted(h.producerId, h.baseOffset)) {
+      aborted += h.recordsCount;
+      return true;
+    }
     // In place: a record's key and value are read where they lie, and become Buffers only if kept.
     const records: BatchRecord[] = [];
     decodeRecords(buf, pos, log.topic, log.partition, 0, Infinity, records, Infinity, true);
     visit(h.baseOffset, h.lastOffset, records);
     return true;
   });
-  return transactional;
+  return { transactional, aborted };
 }
 
 const keyOf = (r: BatchRecord): string | null => (r.keyLength < 0 ? null : r.bytes.toString('latin1', r.keyStart, r.keyStart + r.keyLength));
@@ -88,7 +101,7 @@ export async function compactPartition(log: PartitionLog, plan: CompactionPlan<S
     const batches: CleanedBatch[] = [];
     let before = 0;
     let after = 0;
-    const transactional = await forEachStandingBatch(log, seg, readChunkBytes, (baseOffset, lastOffset, records) => {
+    const { transactional, aborted } = await forEachStandingBatch(log, seg, readChunkBytes, (baseOffset, lastOffset, records) => {
       const kept: BatchRecord[] = [];
       for (const r of records) {
         const key = keyOf(r);
@@ -102,7 +115,7 @@ export async function compactPartition(log: PartitionLog, plan: CompactionPlan<S
       after += kept.length;
       if (kept.length > 0) batches.push({ baseOffset, lastOffset, records: kept });
     });
-    removed += before - after;
+    removed += aborted + before - after;
     if (transactional || after < before) {
       await rewriteSegment(log, seg, batches, indexIntervalBytes);
       rewritten++;
