@@ -10,7 +10,7 @@
 // profile of each processing run (not of writing the input) to DIR/<mode>-<flows>-<case>.cpuprofile.
 // PROCESSOR_BENCH_MAINTENANCE=10s runs the log's retention and compaction that often (default 60 s, the
 // log's own default), so that a run of a minute or two holds the passes a long-running processor has.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,6 +161,16 @@ function bytesPerFlow(flows: number): { bytes: number; flows: number } {
   return { bytes: (after - before) / ag.flows, flows: ag.flows };
 }
 
+/** `use` on the embedded log in `dir`, closed after. */
+async function withLog<T>(dir: string, use: (log: MessageLog) => Promise<T>): Promise<T> {
+  const embedded = await openEmbeddedLog({ dir, fsync: { policy: 'always' }, maintenanceInterval: process.env.PROCESSOR_BENCH_MAINTENANCE ?? '60s' });
+  try {
+    return await use(embedded);
+  } finally {
+    await embedded.close();
+  }
+}
+
 const bench: Benchmark = async (log) => {
   const results: BenchResult[] = [];
   for (const flows of SIZES) {
@@ -168,15 +178,18 @@ const bench: Benchmark = async (log) => {
     const m = bytesPerFlow(flows);
     log(`${m.flows} flows: ${Math.round(m.bytes)} bytes per flow`);
     results.push({ name: `processor memory per active flow, ${flows.toLocaleString('en-US')} flows`, value: m.bytes, unit: 'bytes', note: `heap + typed arrays after GC, ${m.flows.toLocaleString('en-US')} flows in one partition's store; target at most 1,024` });
-    const dir = mkdtempSync(join(tmpdir(), 'flowagg-bench-processor-'));
-    const embedded = await openEmbeddedLog({ dir, fsync: { policy: 'always' }, maintenanceInterval: process.env.PROCESSOR_BENCH_MAINTENANCE ?? '60s' });
+    const topic = `flows.raw-${flows}`;
+    const source = mkdtempSync(join(tmpdir(), 'flowagg-bench-processor-'));
     try {
-      const topic = `flows.raw-${flows}`;
       const t0 = performance.now();
-      const records = await writeInput(embedded, topic, flows);
+      const records = await withLog(source, (embedded) => writeInput(embedded, topic, flows));
       log(`${flows.toLocaleString('en-US')} flows: ${records.toLocaleString('en-US')} records written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       for (const [i, c] of CASES.entries()) {
-        const run = await processAll(embedded, c.mode, c.settings(flows), topic, records, `${c.mode}-${flows}-${i}`);
+        // Each case on a copy of the input's log: the log's maintenance then compacts this case's state
+        // only, not the state topics the cases before it left behind.
+        const dir = mkdtempSync(join(tmpdir(), 'flowagg-bench-processor-'));
+        cpSync(source, dir, { recursive: true });
+        const run = await withLog(dir, (embedded) => processAll(embedded, c.mode, c.settings(flows), topic, records, `${c.mode}-${flows}-${i}`)).finally(() => rmSync(dir, { recursive: true, force: true }));
         const name = c.mode === 'Aggregate' ? `processor aggregate, ${flows.toLocaleString('en-US')} active flows${c.name}` : `processor proxy (input of ${flows.toLocaleString('en-US')} flows)`;
         log(`${name}: ${Math.round(run.perCpuSecond).toLocaleString('en-US')} records per CPU-s, ${Math.round(run.perWallSecond).toLocaleString('en-US')} per wall-s, ${run.flows} flows held, ${run.outputs} outputs, ${run.changelog} changelog records`);
         results.push({
@@ -188,8 +201,7 @@ const bench: Benchmark = async (log) => {
         });
       }
     } finally {
-      await embedded.close();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(source, { recursive: true, force: true });
     }
   }
   return results;

@@ -57,7 +57,7 @@ export class ThreadedIngest extends ThreadedService implements IngestService {
   }
 }
 
-/** ingest.thread: `auto` is on from four cores, as the exporters' threads are. */
+/** ingest.thread: `auto` is on from four cores: on two, ingest on its thread beside the processor's and the exporters' gave no clear gain (docs/benchmarks.md, "Threads"). */
 export function ingestThread(config: IngestConfig, cores = availableParallelism()): boolean {
   const { thread } = config.ingest;
   return thread === 'auto' ? cores >= 4 : thread;

@@ -5,10 +5,10 @@ import { readConfig } from '../../../lib/config/load.js';
 import { serviceConfigSchema } from '../../service-config.js';
 import { exportThreads } from './threaded-runner.js';
 
-test('exporters.threads auto: the main thread below four cores, a thread each from four', () => {
+test('exporters.threads auto: the main thread on one core, a thread each from two', () => {
   const auto = serviceConfigOf('{}');
-  assert.deepEqual([1, 2, 3, 4, 16].map((cores) => exportThreads(auto, cores)), [false, false, false, true, true]);
-  assert.equal(exportThreads(serviceConfigOf('exporters: {threads: true}'), 2), true);
+  assert.deepEqual([1, 2, 3, 4, 16].map((cores) => exportThreads(auto, cores)), [false, true, true, true, true]);
+  assert.equal(exportThreads(serviceConfigOf('exporters: {threads: true}'), 1), true);
   assert.equal(exportThreads(serviceConfigOf('exporters: {threads: false}'), 16), false);
 });
 

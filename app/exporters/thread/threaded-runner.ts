@@ -35,8 +35,8 @@ export class ThreadedExportRunner extends ThreadedService implements ExportServi
   }
 }
 
-/** exporters.threads: `auto` is on from four cores, where the main thread has the log, ingest and the processors' crossings to run. */
+/** exporters.threads: `auto` is on from two cores, which with the processor on its thread measured more records through (docs/benchmarks.md, "Threads"). */
 export function exportThreads(config: ServiceConfig, cores = availableParallelism()): boolean {
   const { threads } = config.exporters;
-  return threads === 'auto' ? cores >= 4 : threads;
+  return threads === 'auto' ? cores >= 2 : threads;
 }
