@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { MessageLog } from '../../../lib/log/types.js';
 import type { SimulationReport } from '../../../simulate/report.js';
 import type { ClickHouseForTests } from '../../harness/clickhouse.js';
-import { accountFor } from './accounting.js';
+import { accountFor, brokerHoldSeconds } from './accounting.js';
 import type { Timeline } from './chaos.js';
 import type { Topics } from './config.js';
 import { clickHouseRow, countRows, flowLogRow, ipfixRow, readClickHouseRows, readFlowLogRows, readIpfixRows } from './destinations.js';
@@ -53,7 +53,7 @@ export async function judge(r: ChaosRun, say: (line: string) => void): Promise<v
   const raw = await readTopic(r.log, r.topics.flowsRaw);
   const processed = await readTopic(r.log, r.topics.flowsProcessed);
   const ipfixRedelivered = redelivered(r.ipfixExporter.logs());
-  const outage = Math.max(0, ...timeline.brokerDown.map((w) => (w.to - w.from) / 1000));
+  const outage = brokerHoldSeconds(timeline.brokerDown, timeline.ingestKilled);
   const stall = Math.max(0, ...timeline.ingestStalledMs) / 1000;
   const accounting = accountFor(r.reports, raw, { longestBrokerOutageSeconds: outage, longestIngestStallSeconds: stall, at: [...timeline.ingestKilled, ...timeline.brokerDown.map((w) => w.from)] });
   const clickhouse = destinationProblems('ClickHouse', countRows(processed.map((x) => clickHouseRow(x.record))), countRows(await readClickHouseRows(r.clickhouse, r.sinks.database)));
