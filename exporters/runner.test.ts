@@ -237,7 +237,9 @@ await test('stop waits for the batch in flight and commits it: no redelivery at 
 
 await test('a record that is not a FlowRecord is skipped, counted once however often its batch is delivered, and committed past', async () => {
   await withLog(async (log) => {
-    const dest = new TestDestination('flowlog', { maxRecords: 3, maxDelayMs: 10 });
+    // The three records are written in three sends: a delay long enough for them to meet in one batch
+    // however slow the machine (CI of b21ad30: 10 ms split them).
+    const dest = new TestDestination('flowlog', { maxRecords: 3, maxDelayMs: 500 });
     dest.behaviour = 'failAfterAccept';
     const before = await counterValue('flowagg_export_undecodable_records_total', 'flowlog');
     const r = runner(log, dest);

@@ -3,12 +3,15 @@
 // each answer, so one batch at a time per partition, backpressure and "a handler that throws gets the
 // batch again" are the owner consumer's own. assignment() is answered here, from what the owner told.
 import { fromWire, type WireError } from '../../thread/wire-error.js';
-import type { Batch, Consumer, ConsumerConfig, ConsumerHandlers, TopicPartition } from '../types.js';
+import type { Batch, Consumer, ConsumerConfig, ConsumerHandlers, LogRecord, TopicPartition } from '../types.js';
+import { type PackedRecords, unpackBatchRecords, unpackLogRecords } from './packing.js';
 import { type Handle, OWNER } from './protocol.js';
 
 type Call = (method: string, args: readonly unknown[]) => Promise<unknown>;
 
 interface Entry {
+  /** Records read in place (ConsumerConfig.valuesInPlace) or as plain LogRecords. */
+  readonly unpack: (p: PackedRecords) => LogRecord[];
   handlers: ConsumerHandlers | undefined;
   assigned: TopicPartition[];
 }
@@ -21,7 +24,7 @@ export class RemoteConsumers {
   constructor(private readonly call: Call) {}
 
   open(config: ConsumerConfig): Consumer {
-    const entry: Entry = { handlers: undefined, assigned: [] };
+    const entry: Entry = { unpack: config.valuesInPlace === true ? unpackBatchRecords : unpackLogRecords, handlers: undefined, assigned: [] };
     const handle = this.call(OWNER.consumer, [config]).then((h) => {
       this.#entries.set(h as Handle, entry);
       return h as Handle;
@@ -47,9 +50,8 @@ export class RemoteConsumers {
     };
   }
 
-  batch(h: Handle, batch: Batch): Promise<void> {
-    return this.#handlers(h).eachBatch(batch);
-  }
+  readonly batch = (h: Handle, batch: Omit<Batch, 'records'> & { readonly records: PackedRecords }): Promise<void> =>
+    this.#handlers(h).eachBatch({ ...batch, records: this.#entry(h).unpack(batch.records) });
 
   readonly assign = async (h: Handle, tps: readonly TopicPartition[]): Promise<void> => {
     const entry = this.#entry(h);

@@ -20,8 +20,7 @@ export function remoteLog(port: MessagePort, backend: MessageLog['backend']): Me
   const closedError = () => closing ?? new FlowaggError(LOG_CLOSED, 'the log owner\'s thread closed the port (it stopped or went away)');
   const consumers = new RemoteConsumers((method, args) => peer.call(method, args));
   const peer: Peer = portPeer(port, {
-    [CLIENT.batch]: (h: Handle, batch: { topic: string; partition: number; highWatermark: number; records: PackedRecords }) =>
-      consumers.batch(h, { ...batch, records: unpackLogRecords(batch.records) }),
+    [CLIENT.batch]: consumers.batch,
     [CLIENT.assign]: consumers.assign,
     [CLIENT.revoke]: consumers.revoke,
     [CLIENT.failure]: consumers.failure,
