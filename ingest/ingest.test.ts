@@ -258,3 +258,35 @@ test('its clock drives ingest\'s periodic work: a clock tick to every flows.raw 
   await until('the data without its template to be skipped', () => ingest.stats().skippedSets === 1);
   assert.equal(ingest.stats().written, 5);
 });
+
+test('a start that fails once it listens gives up what it took: no send retried for ever against a log that is gone', async (t) => {
+  const log = await openLog(t);
+  const started: { ingest?: Ingest } = {};
+  let sends = 0;
+  const admin = log.admin();
+  // A broker gone down during the start: sends fail, and the metadata read after the listeners opened fails
+  // once an exporter's records are queued.
+  const failing: MessageLog = Object.assign(Object.create(log) as MessageLog, {
+    producer: () => ({ send: () => Promise.reject(new Error(`broker gone (send ${++sends})`)), sendRuns: () => Promise.reject(new Error(`broker gone (send ${++sends})`)), close: async () => {} }),
+    admin: () => Object.assign(Object.create(admin) as typeof admin, {
+      listTopics: async () => {
+        const port = started.ingest?.ports.tcp;
+        if (port === undefined) return admin.listTopics();
+        const socket = await tcpExporter(port);
+        t.after(() => socket.destroy());
+        for (const m of agentMessages(new MessageEncoder({ observationDomainId: 1 }), agentTemplate(), 0, 5)) socket.write(m);
+        await until('the records queued', () => started.ingest!.stats().queuedRecords === 5);
+        throw new Error('broker gone');
+      },
+    }),
+  });
+  const ingest = (started.ingest = createIngest(config(['tcp']), { log: failing }));
+  await assert.rejects(ingest.start(), /broker gone/);
+  await assert.rejects(tcpExporter(ingest.ports.tcp!), (err: NodeJS.ErrnoException) => err.code === 'ECONNREFUSED', 'the listener is closed');
+  assert.equal(ingest.stats().droppedRecords, 5, 'what it took is counted as dropped');
+  // A retry already due may run once more, and then gives up.
+  await sleep(1500);
+  const tried = sends;
+  await sleep(1500);
+  assert.equal(sends, tried, 'no send tried again');
+});
