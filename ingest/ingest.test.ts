@@ -263,11 +263,12 @@ test('a start that fails once it listens gives up what it took: no send retried 
   const log = await openLog(t);
   const started: { ingest?: Ingest } = {};
   let sends = 0;
+  const fail = () => Promise.reject(new Error(`broker gone (send ${++sends})`));
   const admin = log.admin();
   // A broker gone down during the start: sends fail, and the metadata read after the listeners opened fails
   // once an exporter's records are queued.
   const failing: MessageLog = Object.assign(Object.create(log) as MessageLog, {
-    producer: () => ({ send: () => Promise.reject(new Error(`broker gone (send ${++sends})`)), sendRuns: () => Promise.reject(new Error(`broker gone (send ${++sends})`)), close: async () => {} }),
+    producer: () => ({ send: fail, sendRuns: fail, close: async () => {} }),
     admin: () => Object.assign(Object.create(admin) as typeof admin, {
       listTopics: async () => {
         const port = started.ingest?.ports.tcp;

@@ -93,7 +93,7 @@ function udpSpan(raw: readonly KeyedRecord[]): Map<string, { first: number; end:
 /** What the events did that may lose records: the longest broker outage, and when ingest lost what it held. */
 export interface Disruptions {
   /** The longest time ingest held records for the broker (brokerHoldSeconds). */
-  readonly longestBrokerOutageSeconds: number;
+  readonly longestBrokerHoldSeconds: number;
   /** The longest SIGSTOP of an ingest replica (or `flowagg run`). */
   readonly longestIngestStallSeconds: number;
   /** When an ingest replica was killed or the broker went down, ms since the epoch. */
@@ -120,7 +120,7 @@ export function brokerHoldSeconds(brokerDown: readonly { from: number; to: numbe
 const EVENT_SLACK_MS = 1000;
 
 export function accountFor(reports: readonly SimulationReport[], raw: readonly KeyedRecord[], disruptions: Disruptions): Accounting {
-  const { longestBrokerOutageSeconds, longestIngestStallSeconds } = disruptions;
+  const { longestBrokerHoldSeconds, longestIngestStallSeconds } = disruptions;
   const inRaw = new Map<number, { records: number } & Record<DeltaCounter, number>>();
   for (const { record } of raw) {
     const s = inRaw.get(record.observationDomainId) ?? { records: 0, packetDeltaCount: 0, octetDeltaCount: 0, reversePacketDeltaCount: 0, reverseOctetDeltaCount: 0 };
@@ -156,7 +156,7 @@ export function accountFor(reports: readonly SimulationReport[], raw: readonly K
         if (missing !== accountedFor) problems.push(`${n.name} (udp): ${missing} records missing from flows.raw, the sequence numbers account for ${accountedFor} (less ${n.lost} the Agent counted lost); ${where}`);
       } else {
         const nodeRate = Math.max(perNodeRate, (n.records * 1000) / report.durationMs);
-        accountedFor = Math.ceil(breaks * nodeRate * (IN_FLIGHT_SECONDS + longestBrokerOutageSeconds + longestIngestStallSeconds));
+        accountedFor = Math.ceil(breaks * nodeRate * (IN_FLIGHT_SECONDS + longestBrokerHoldSeconds + longestIngestStallSeconds));
         if (missing > accountedFor) problems.push(`${n.name} (${report.transport}): ${missing} records missing from flows.raw after ${breaks} broken connections, at most ${accountedFor} accounted for`);
         const lastSession = report.transport === 'tcp' && n.connected ? tcp.last.get(n.sourceAddress ?? '') : undefined;
         const inside = lastSession === undefined ? 0 : (tcp.lost.get(lastSession) ?? 0);

@@ -53,9 +53,8 @@ export async function judge(r: ChaosRun, say: (line: string) => void): Promise<v
   const raw = await readTopic(r.log, r.topics.flowsRaw);
   const processed = await readTopic(r.log, r.topics.flowsProcessed);
   const ipfixRedelivered = redelivered(r.ipfixExporter.logs());
-  const outage = brokerHoldSeconds(timeline.brokerDown, timeline.ingestKilled);
   const stall = Math.max(0, ...timeline.ingestStalledMs) / 1000;
-  const accounting = accountFor(r.reports, raw, { longestBrokerOutageSeconds: outage, longestIngestStallSeconds: stall, at: [...timeline.ingestKilled, ...timeline.brokerDown.map((w) => w.from)] });
+  const accounting = accountFor(r.reports, raw, { longestBrokerHoldSeconds: brokerHoldSeconds(timeline.brokerDown, timeline.ingestKilled), longestIngestStallSeconds: stall, at: [...timeline.ingestKilled, ...timeline.brokerDown.map((w) => w.from)] });
   const clickhouse = destinationProblems('ClickHouse', countRows(processed.map((x) => clickHouseRow(x.record))), countRows(await readClickHouseRows(r.clickhouse, r.sinks.database)));
   const flowLog = destinationProblems('the flow log', countRows(processed.map((x) => flowLogRow(x.record))), countRows(readFlowLogRows(r.sinks.flowLog)));
   const ipfix = destinationProblems('the IPFIX collector', countRows(processed.map((x) => ipfixRow(x.record, mode))), countRows(readIpfixRows(r.sinks.collector, mode)), ipfixRedelivered);

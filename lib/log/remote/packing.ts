@@ -40,8 +40,14 @@ function sharedSpan(records: readonly Packable[]): { from: Buffer; lo: number; h
   let hi = 0;
   for (const r of records) {
     if (!(r instanceof BatchRecord) || r.bytes !== first.bytes) return undefined;
-    if (r.keyLength >= 0) [lo, hi] = [Math.min(lo, r.keyStart), Math.max(hi, r.keyStart + r.keyLength)];
-    if (r.valueLength >= 0) [lo, hi] = [Math.min(lo, r.valueStart), Math.max(hi, r.valueStart + r.valueLength)];
+    if (r.keyLength >= 0) {
+      lo = Math.min(lo, r.keyStart);
+      hi = Math.max(hi, r.keyStart + r.keyLength);
+    }
+    if (r.valueLength >= 0) {
+      lo = Math.min(lo, r.valueStart);
+      hi = Math.max(hi, r.valueStart + r.valueLength);
+    }
   }
   return { from: first.bytes, lo: Math.min(lo, hi), hi };
 }
@@ -79,18 +85,17 @@ export function pack(records: readonly Packable[]): PackedRecords {
     numbers[n + 2] = r.timestamp ?? NaN;
     numbers[n + 3] = topicIndex < 0 ? NaN : topicIndex;
     if (span !== undefined && r instanceof BatchRecord) {
-      [lengths[i * 2], lengths[i * 2 + 1]] = [r.keyLength, r.valueLength];
-      [starts[i * 2], starts[i * 2 + 1]] = [r.keyStart - span.lo, r.valueStart - span.lo];
+      lengths[i * 2] = r.keyLength;
+      lengths[i * 2 + 1] = r.valueLength;
+      starts[i * 2] = r.keyStart - span.lo;
+      starts[i * 2 + 1] = r.valueStart - span.lo;
     } else {
       starts[i * 2] = at;
       lengths[i * 2] = put(r.key);
       starts[i * 2 + 1] = at;
       lengths[i * 2 + 1] = put(r.value);
     }
-    for (const name in r.headers) {
-      const start = at;
-      headers.push([i, name, start, put(r.headers[name]!)]);
-    }
+    for (const name in r.headers) headers.push([i, name, at, put(r.headers[name]!)]);
   }
   return { bytes, numbers, lengths, starts, topics, headers };
 }
