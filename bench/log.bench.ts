@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fdatasync, writeAllAt } from '../lib/log/embedded/fs-util.js';
 import { openEmbeddedLog } from '../lib/log/embedded/index.js';
-import type { MessageLog, ProduceRecord } from '../lib/log/types.js';
+import type { MessageLog, ProduceRecord, RecordRun } from '../lib/log/types.js';
 import { type BenchResult, type Benchmark, measure } from './types.js';
 
 export const RECORD_BYTES = 300;
@@ -23,6 +23,8 @@ export interface AppendCase {
   /** Concurrent producers, each sending one batch after the other, started a little apart (not in lockstep). */
   readonly producers: number;
   readonly batchRecords: number;
+  /** As objects (Producer.send, default) or as runs of keyed records in one buffer (sendRuns, as ingest sends). */
+  readonly form?: 'records' | 'runs';
 }
 
 /** Keyed 300-byte records (a 13-byte flow-key-like key, the rest value), built once and reused. */
@@ -33,10 +35,24 @@ export function makeRecords(count: number): ProduceRecord[] {
   });
 }
 
+/** The records back to back in one buffer, as ingest's transcoder writes them. */
+function asRun(records: readonly ProduceRecord[]): RecordRun {
+  const buf = Buffer.concat(records.flatMap((r) => [r.key!, r.value!]));
+  const bounds = new Int32Array(records.length * 3);
+  let at = 0;
+  records.forEach((r, i) => {
+    bounds[3 * i] = at;
+    bounds[3 * i + 1] = at += r.key!.length;
+    bounds[3 * i + 2] = at += r.value!.length;
+  });
+  return { buf, bounds };
+}
+
 /** Records appended per second, while `c.producers` send continuously. */
 export async function appendThroughput(log: MessageLog, c: AppendCase, minMs = 3000): Promise<number> {
   await log.admin().createTopics([{ topic: c.topic, partitions: c.partitions }]);
   const batch = makeRecords(c.batchRecords);
+  const runs = [asRun(batch)];
   let acked = 0;
   let stopping = false;
   let onAck = () => {};
@@ -45,7 +61,8 @@ export async function appendThroughput(log: MessageLog, c: AppendCase, minMs = 3
     // Real producers send when their batch is full, not all at the same instant: start them apart.
     await new Promise((resolve) => setTimeout(resolve, i));
     while (!stopping) {
-      await producer.send(c.topic, batch);
+      if (c.form === 'runs') await producer.sendRuns(c.topic, runs);
+      else await producer.send(c.topic, batch);
       acked += batch.length;
       onAck();
     }
@@ -62,10 +79,10 @@ export async function appendThroughput(log: MessageLog, c: AppendCase, minMs = 3
 }
 
 /** Records read per second by a fresh consumer group reading the whole topic (`total` records). */
-export async function readThroughput(log: MessageLog, topic: string, total: number, minMs = 3000): Promise<number> {
+export async function readThroughput(log: MessageLog, topic: string, total: number, minMs = 3000, valuesInPlace = false): Promise<number> {
   let round = 0;
   const readAll = async () => {
-    const consumer = log.consumer({ groupId: `bench-read-${round++}`, maxBatchRecords: 10_000 });
+    const consumer = log.consumer({ groupId: `bench-read-${round++}`, maxBatchRecords: 10_000, valuesInPlace });
     let seen = 0;
     let done!: () => void;
     const finished = new Promise<void>((resolve) => (done = resolve));
@@ -147,6 +164,8 @@ const bench: Benchmark = async (say) => {
       { label: '1 partition, 8 producers × batches of 1,000', topic: 'bench-1p', partitions: 1, producers: 8, batchRecords: 1000 },
       { label: '4 partitions (keyed), 16 producers × batches of 1,000', topic: 'bench-4p', partitions: 4, producers: 16, batchRecords: 1000 },
       { label: '1 partition, 64 producers × batches of 100', topic: 'bench-small', partitions: 1, producers: 64, batchRecords: 100 },
+      { label: '1 partition, 8 producers × runs of 1,000 (sendRuns, as ingest sends)', topic: 'bench-runs-1p', partitions: 1, producers: 8, batchRecords: 1000, form: 'runs' },
+      { label: '4 partitions (keyed), 16 producers × runs of 1,000 (sendRuns)', topic: 'bench-runs-4p', partitions: 4, producers: 16, batchRecords: 1000, form: 'runs' },
     ];
     const ceiling = await rawGroupCommitCeiling(dir, 8000);
     say(`disk ceiling, writev + fdatasync of 8,000 records' bytes: ${fmt(ceiling)} records/s`);
@@ -157,12 +176,13 @@ const bench: Benchmark = async (say) => {
       const note = `${RECORD_BYTES} B records, fsync always (group commit); ${fmt(rate.cpu)} records per CPU-second`;
       results.push({ name: `embedded log append, ${c.label}`, value: rate.wall, unit: 'records/s', target: APPEND_TARGET, note });
     }
-    for (const topic of ['bench-1p', 'bench-4p']) {
+    for (const [topic, inPlace] of [['bench-1p', false], ['bench-4p', false], ['bench-1p', true], ['bench-4p', true]] as const) {
       const total = await totalRecords(log, topic);
-      const rate = await withCpu(() => readThroughput(log, topic, total));
-      say(`read ${topic}: ${fmt(total)} records, ${fmt(rate.wall)} records/s (${fmt(rate.cpu)} per CPU-second)`);
+      const rate = await withCpu(() => readThroughput(log, topic, total, 3000, inPlace));
+      const how = inPlace ? ', values read in place (as the processor reads)' : '';
+      say(`read ${topic}${how}: ${fmt(total)} records, ${fmt(rate.wall)} records/s (${fmt(rate.cpu)} per CPU-second)`);
       const note = `${fmt(total)} records of ${RECORD_BYTES} B, page cache warm; ${fmt(rate.cpu)} records per CPU-second`;
-      results.push({ name: `embedded log read (consumer group from the start), ${topic}`, value: rate.wall, unit: 'records/s', target: READ_TARGET, note });
+      results.push({ name: `embedded log read (consumer group from the start), ${topic}${how}`, value: rate.wall, unit: 'records/s', target: READ_TARGET, note });
     }
     await log.close();
     // KAFKA CASES: the Kafka backend's produce/consume figures (target 150,000 records/s each) can be added

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { reloadable } from '../lib/config/meta.js';
 import { emptyIsDefault } from '../lib/config/empty.js';
-import { duration } from '../lib/config/types.js';
+import { duration, niceness } from '../lib/config/types.js';
 import { topicsSchema } from '../lib/log/topics.js';
 // Antrea's `mode` is one key that the processor (what it writes) and the IPFIX exporter (which template) both read.
 import { modeSchema } from '../schemas/mode.js';
@@ -26,6 +26,7 @@ export const processorSection = z
     maxSourcesPerPartition: z.number().int().positive().default(10_000).describe("Sources a partition's clock tracks at once; beyond, the one silent longest is forgotten."),
     maxClockAhead: duration.default(60_000).describe("An export time further than this ahead of when the collector received the record counts as the receive time plus this much: an exporter with a clock far ahead cannot expire a partition's flows early."),
     threads: z.union([z.literal('auto'), z.number().int().min(0).max(256)]).default('auto').describe("Worker threads the processor runs on, each a member of its group with flows.raw's partitions shared among them: `auto` is one per core but one (the main thread keeps the log and ingest), at least one from two cores (measured on two, with the exporters on theirs: 38 % more records taken, 18 % more through, at 7 % more CPU per record), none on one core, at most the partitions; 0 runs it in the main thread."),
+    niceness: niceness.describe("How much lower the CPU priority of the processor's threads is than the main thread's, in Linux nice steps (per thread; other systems keep one priority per process, so there it is not applied): when the cores are short, ingest, which drops what it cannot take in time, goes first, and the processor, which loses nothing by waiting, catches up from the log after the burst. 0 gives them the same priority."),
     maxFlowsPerPartition: z.number().int().positive().default(1_000_000).describe('Flows held per input partition; when full, the flow due soonest is expired early (exported, counted).'),
   })
   .prefault({});

@@ -71,3 +71,6 @@ export const byteSize = z
   .meta({ valueKind: 'size' });
 
 export const port = z.number().int().min(0).max(65535);
+
+/** Nice steps a worker thread's CPU priority lies below the main thread's (lib/thread/priority.ts). */
+export const niceness = z.number().int().min(0).max(19).default(10);

@@ -10,8 +10,8 @@ export interface Status {
 }
 
 /**
- * Answered by the service's thread, beside the service's own calls (HostedService.calls): start(log level),
- * stop(), metrics(), logLevel(level). The thread's logger follows the owner's level (`antctl log-level`).
+ * Answered by the service's thread, beside the service's own calls (HostedService.calls): start(log level,
+ * niceness) → PriorityChange, stop(), metrics(), logLevel(level). The thread's logger follows the owner's level (`antctl log-level`).
  */
 export const SERVICE_CALLS = { start: 'start', stop: 'stop', metrics: 'metrics', logLevel: 'logLevel' } as const;
 

@@ -8,6 +8,7 @@ import { rootLogger } from '../telemetry/logger.js';
 import { registry } from '../telemetry/metrics.js';
 import type { Handlers } from './calls.js';
 import { type Endpoint, Peer } from './peer.js';
+import { type PriorityChange, lowerThreadPriority } from './priority.js';
 import { OWNER_CALLS, SERVICE_CALLS, type Status } from './protocol.js';
 import { toWire } from './wire-error.js';
 
@@ -35,8 +36,9 @@ export function hostService(create: () => Promise<HostedService>): void {
   const timer = setInterval(tell, STATUS_INTERVAL_MS);
   // The service's own calls are added once it is made; until then only its lifecycle answers.
   const handlers: Record<string, Handlers[string]> = {
-    [SERVICE_CALLS.start]: async (level: string) => {
+    [SERVICE_CALLS.start]: async (level: string, niceness: number): Promise<PriorityChange> => {
       rootLogger.level = level;
+      const priority = lowerThreadPriority(niceness);
       const h = await create();
       hosted = h;
       Object.assign(handlers, h.calls);
@@ -46,6 +48,7 @@ export function hostService(create: () => Promise<HostedService>): void {
       } finally {
         tell();
       }
+      return priority;
     },
     [SERVICE_CALLS.stop]: async () => {
       clearInterval(timer);

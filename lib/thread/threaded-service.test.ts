@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getPriority } from 'node:os';
 import { test } from 'node:test';
 import { isFlowaggError } from '../errors.js';
 import { rootLogger } from '../telemetry/logger.js';
@@ -8,7 +9,7 @@ import { THREAD_EXITED } from './errors.js';
 import { ThreadedService } from './threaded-service.js';
 
 const ENTRY = import.meta.resolve('./testing/counting-service.js');
-const counting = (failStart = false) => new ThreadedService({ name: 'counting', entry: ENTRY, open: () => ({ data: { failStart } }) }, rootLogger);
+const counting = (failStart = false, niceness?: number) => new ThreadedService({ name: 'counting', entry: ENTRY, open: () => ({ data: { failStart } }), ...(niceness !== undefined && { niceness }) }, rootLogger);
 // The same counter in this thread: counterTotal reads the process's metrics, every thread's merged.
 const counted = componentMetrics('thread_test').counter('calls_total', 'Calls counted by the test service on its thread');
 
@@ -69,4 +70,16 @@ test("the threads log at this thread's level: the one at their start, and each c
     for (const service of services) await service.stop();
   }
   assert.equal(rootLogger.listenerCount('level-change'), 0, 'stopped threads follow no more');
+});
+
+test('a thread given a niceness runs that much below this thread, which keeps its own (Linux: nice values are per thread)', { skip: process.platform !== 'linux' }, async () => {
+  const own = getPriority();
+  const services = [counting(false, 3), counting(false, 19), counting()];
+  try {
+    for (const service of services) await service.start();
+    assert.deepEqual(await Promise.all(services.map((s) => s.call<number>('niceness'))), [Math.min(19, own + 3), 19, own]);
+    assert.equal(getPriority(), own, "this thread's priority is untouched");
+  } finally {
+    for (const service of services) await service.stop();
+  }
 });

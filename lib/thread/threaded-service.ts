@@ -13,6 +13,7 @@ import { type ThreadMetrics, addMetricsSource } from '../telemetry/metrics.js';
 import { startWorker } from './boot.js';
 import { THREAD_EXITED, THREAD_STATE } from './errors.js';
 import { type Endpoint, Peer } from './peer.js';
+import type { PriorityChange } from './priority.js';
 import { OWNER_CALLS, SERVICE_CALLS, type Status } from './protocol.js';
 import { type WireError, fromWire } from './wire-error.js';
 
@@ -23,6 +24,8 @@ export interface ThreadSpec {
   readonly entry: string;
   /** At start: what the thread's main is given, and what this thread serves it (a log over a port, say). */
   readonly open: () => ThreadResources;
+  /** How much lower the thread's CPU priority is than this thread's, in nice steps (priority.ts); 0 if absent. */
+  readonly niceness?: number;
 }
 
 export interface ThreadResources {
@@ -94,7 +97,9 @@ export class ThreadedService implements Service {
         void Promise.resolve(released).then(resolve);
       }));
       worker.on('error', (err) => this.#logger.error({ err }, `${this.name}: its thread threw`));
-      await peer.call(SERVICE_CALLS.start, [rootLogger.level]);
+      const priority = await peer.call<PriorityChange>(SERVICE_CALLS.start, [rootLogger.level, this.#spec.niceness ?? 0]);
+      if (priority.changed) this.#logger.info({ niceness: priority.niceness }, `${this.name}: its thread runs at nice ${priority.niceness}`);
+      else if (this.#spec.niceness) this.#logger.info(`${this.name}: its thread keeps its priority (${priority.reason})`);
       this.#removeMetrics = addMetricsSource(() => peer.call<ThreadMetrics>(SERVICE_CALLS.metrics));
     }, () => this.#end());
   }

@@ -26,6 +26,7 @@ export class ThreadedProcessor extends ThreadedService {
     super({
       name,
       entry: import.meta.resolve('./entry.js'),
+      niceness: config.processor.niceness,
       open: () => {
         const { port1, port2 } = new MessageChannel();
         const served = serveLog(deps.log, port1);

@@ -24,6 +24,7 @@ export class ThreadedExportRunner extends ThreadedService implements ExportServi
     super({
       name: `export.${kind}`,
       entry: import.meta.resolve('./entry.js'),
+      niceness: config.exporters.niceness,
       open: () => {
         const { port1, port2 } = new MessageChannel();
         const served = serveLog(deps.log, port1);

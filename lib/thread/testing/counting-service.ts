@@ -1,5 +1,7 @@
 // A service for threaded-service.test.ts, on a worker thread: it counts calls in a counter of this
-// thread's registry, becomes ready once told, says its logger's level, and can make its thread die.
+// thread's registry, becomes ready once told, says its logger's level and its thread's nice value, and can
+// make its thread die.
+import { getPriority } from 'node:os';
 import { FlowaggError } from '../../errors.js';
 import { Lifecycle } from '../../service/lifecycle.js';
 import { rootLogger } from '../../telemetry/logger.js';
@@ -32,6 +34,7 @@ const main: ThreadMain<{ readonly failStart: boolean }> = (data) => hostService(
       },
       ready: () => void (ready = true),
       level: () => rootLogger.level,
+      niceness: () => getPriority(),
       fail: () => lifecycle.fail(new FlowaggError('FLOWAGG_ERR_TEST_FAILED', 'told to fail')),
       die: () => setImmediate(() => process.exit(3)),
     },
