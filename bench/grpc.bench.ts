@@ -16,6 +16,7 @@ import { logConfigSchema } from '../lib/log/config.js';
 import { openLog } from '../lib/log/index.js';
 import { until } from '../lib/testing/until.js';
 import type { BenchResult, Benchmark } from './types.js';
+import { type FloorServer, startGrpcJsFloor, startHttp2Floor } from './grpc/http2-floor.js';
 
 interface Fixture {
   readonly ingest: Ingest;
@@ -62,6 +63,22 @@ async function throughput(agent: string, dir: string, run: string, streams: numb
   }
 }
 
+/** Messages per CPU-second of this process for a floor server (http2-floor.ts), one stream of one-Flow messages. */
+async function floor(agent: string, dir: string, start: (certDir: string) => Promise<FloorServer>, total: number) {
+  const server = await start(join(dir, 'tls'));
+  try {
+    const args = ['-addr', `127.0.0.1:${server.port}`, '-ca', join(dir, 'tls', 'ca.crt'), '-cert', join(dir, 'tls', 'client.crt'), '-key', join(dir, 'tls', 'client.key'), '-flows', join(dir, 'flows.bin')];
+    const cpu = process.cpuUsage();
+    const out = await runTool(agent, [...args, '-total', String(total), '-streams', '1', '-conns', '1', '-batch', '1', '-halfclose'], { timeoutMs: 600_000 });
+    const used = process.cpuUsage(cpu);
+    const outcome = JSON.parse(out.stdout.trim()) as { sent: number; code: string };
+    if (outcome.code !== 'OK' || server.messages() !== total) throw new Error(`floor: ${total} to send, ${outcome.sent} sent (${outcome.code}), ${server.messages()} counted`);
+    return { perCpuSecond: total / ((used.user + used.system) / 1e6), load: loadavg()[0]!.toFixed(1) };
+  } finally {
+    await server.close();
+  }
+}
+
 async function memoryPerConnection(agent: string, dir: string, connections: number, log: (line: string) => void) {
   const f = await fixture(dir, 'memory');
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -104,6 +121,12 @@ const bench: Benchmark = async (log) => {
     // What the per-message cost of grpc-js is: the same flows, 100 per ExportRequest.
     const batched = await throughput(agent, dir, 'batched', 1, 1_000_000, log, 100);
     results.push({ name: 'gRPC collector, one stream, 100 flows per ExportRequest, per CPU-second', value: batched.perCpuSecond, unit: 'flows/CPU-s', note: `not what Agents send: shows the per-message cost; load average ${batched.load}` });
+    // What the transport alone costs per message, below the collector: grpc-js, and node:http2 without it.
+    for (const [what, start] of [['grpc-js alone (messages as bytes, counted)', startGrpcJsFloor], ['node:http2 alone (length prefixes read, counted), no grpc-js', startHttp2Floor]] as const) {
+      const r = await floor(agent, dir, start, 1_000_000);
+      log(`floor, ${what}: ${Math.round(r.perCpuSecond)} messages per CPU-second`);
+      results.push({ name: `gRPC floor, ${what}, one stream, per CPU-second`, value: r.perCpuSecond, unit: 'messages/CPU-s', note: `one-Flow ExportRequests over mutual TLS from the grpc-go agent, nothing decoded or logged; load average ${r.load}` });
+    }
     const m = await memoryPerConnection(agent, dir, 200, log);
     results.push({ name: 'gRPC collector, heap per connection with an open stream', value: m.heap / 1024, unit: 'KiB', note: `${m.open} connections (TLS, HTTP/2 session, one stream), after a GC; RSS per connection ${m.rss > 0 ? `${(m.rss / 1024).toFixed(0)} KiB` : 'not measurable (RSS fell)'}; load average ${loadavg()[0]!.toFixed(1)}` });
   } finally {

@@ -121,6 +121,17 @@ test('a client that pings more often than grpc-go allows is sent away with GOAWA
   assert.ok(answered >= 3 && answered < 10, `${answered} pings answered before the GOAWAY (the first one and two strikes)`);
 });
 
+test("the collector grants each connection and each stream flowControlWindow bytes, not HTTP/2's 64 KiB", async (t) => {
+  const window = 2 * 1024 * 1024;
+  const { ingest, tls } = await start(t, { flowControlWindow: '2MiB' });
+  const session = http2.connect(`https://127.0.0.1:${ingest.ports.grpc}`, { ...tls, servername: 'flow-aggregator.flow-aggregator.svc' });
+  session.on('error', () => {});
+  t.after(() => session.destroy());
+  const granted = () => ({ stream: session.remoteSettings?.initialWindowSize, connection: session.state?.remoteWindowSize });
+  await until('the collector to grant its windows', () => granted().stream === window && granted().connection === window, { timeoutMs: 5000 }).catch(() => {});
+  assert.deepEqual(granted(), { stream: window, connection: window });
+});
+
 test('gRPC connections count against the budget ingest.tcp sets for every stream connection', async (t) => {
   const { ingest, client } = await start(t, {}, { aggregatorTransportProtocol: 'tcp', tcp: { maxConnections: 2, reservedForKnownSources: 1 } });
   // A TCP connection that sent nothing takes the one unreserved slot: a new gRPC peer is refused at accept.

@@ -143,7 +143,9 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
     Export: (call: ServerReadableStream<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => handleExport(call, callback, exportDeps),
   });
   const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
-  boundPings(server, (session) => {
+  const http2Servers = http2ServersOf(server);
+  grantWindows(http2Servers, config.flowControlWindow);
+  boundPings(http2Servers, (session) => {
     const address = session.socket?.remoteAddress ?? '';
     grpcMetrics.refused.inc({ reason: 'too_many_pings' });
     warn(`grpc-pings:${address}`, { exporter: address }, 'sent a gRPC client away for pinging too often (GOAWAY too_many_pings)');
@@ -195,13 +197,28 @@ export async function startGrpcCollector(config: GrpcConfig, host: string, minVe
 const TOO_MANY_PINGS = Buffer.from('too_many_pings');
 
 /**
- * Applies the ping policy to every HTTP/2 session of the server. grpc-js keeps its HTTP/2 servers to itself: this
- * reads them from its `http2Servers` field (grpc-js is pinned; a version without it fails here, at start).
+ * grpc-js keeps its HTTP/2 servers to itself, and has no option for their windows: they are read from its
+ * `http2Servers` field (grpc-js is pinned; a version without it fails here, at start).
  */
-function boundPings(server: Server, sentAway: (session: ServerHttp2Session) => void): void {
+function http2ServersOf(server: Server): readonly Http2Server[] {
   const servers = (server as unknown as { http2Servers?: Map<Http2Server, unknown> }).http2Servers;
-  if (!(servers instanceof Map) || servers.size === 0) throw new Error('grpc-js no longer exposes its HTTP/2 servers (Server.http2Servers): the ping bound cannot be applied');
-  for (const http2Server of servers.keys()) {
+  if (!(servers instanceof Map) || servers.size === 0) throw new Error('grpc-js no longer exposes its HTTP/2 servers (Server.http2Servers): the ping bound and the flow-control windows cannot be applied');
+  return [...servers.keys()];
+}
+
+/** Grants every session `bytes` of flow-control window, for the connection and for each stream. */
+function grantWindows(servers: readonly Http2Server[], bytes: number): void {
+  for (const http2Server of servers) {
+    http2Server.on('session', (session: ServerHttp2Session) => {
+      session.settings({ initialWindowSize: bytes });
+      session.setLocalWindowSize(bytes);
+    });
+  }
+}
+
+/** Applies the ping policy to every HTTP/2 session of the servers. */
+function boundPings(servers: readonly Http2Server[], sentAway: (session: ServerHttp2Session) => void): void {
+  for (const http2Server of servers) {
     http2Server.on('session', (session: ServerHttp2Session) => {
       const policy = new PingPolicy(GRPC_GO_PING_LIMITS);
       session.on('ping', () => {

@@ -14,6 +14,8 @@ export const grpcSection = z
     maxConnectionsPerPeer: z.number().int().positive().default(8).describe('Connections open at once from one address (an Agent keeps one); more are closed at accept.'),
     maxStreamsPerConnection: z.number().int().positive().default(16).describe('Concurrent streams on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; an Agent opens one).'),
     maxStreamsPerPeer: z.number().int().positive().default(32).describe('Export streams open at once from one address, over all its connections; more are refused with RESOURCE_EXHAUSTED.'),
+    flowControlWindow: byteSize.pipe(z.number().int().min(65_535).max(16 * 1024 * 1024)).default(1024 * 1024)
+      .describe("HTTP/2 flow-control window granted to each connection and each of its streams: how far an Agent may send ahead of what the collector has read. HTTP/2's default, 64 KiB, held each Agent to about 2,000 flows/s whenever a busy event loop read late (measured end to end); grpc-go, Antrea's server, grows its windows up to 16 MiB. While the log is behind and the streams are paused, a connection holds at most this much, so maxConnections × this in all."),
     handshakeTimeout: duration.default(10_000).describe('A TLS handshake not finished after this is dropped, so that silent sockets cannot hold connection slots.'),
     maxConnectionIdle: duration.default(300_000).describe('A connection with no stream for this long (from its handshake, or its last stream) is closed (GOAWAY), so that it cannot hold a connection slot; 0 never. Agents keep their stream open.'),
     keepalive: z
