@@ -92,6 +92,15 @@ export interface ServeOptions {
   readonly openLog?: (config: LogConfig) => Promise<MessageLog>;
 }
 
+/**
+ * The threads that read the log run below the main thread's priority so that ingest, in the same process,
+ * goes first (lib/thread/priority.ts). A process without ingest has nothing for them to yield to, and nice
+ * values rank threads against every process on the machine: there they keep the process's priority.
+ */
+export function withoutNiceness(config: ServiceConfig): ServiceConfig {
+  return { ...config, processor: { ...config.processor, niceness: 0 }, exporters: { ...config.exporters, niceness: 0 } };
+}
+
 export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<number> {
   const logger = componentLogger(opts.command);
   const modules = exportersOf(config, opts.exporters);
@@ -111,6 +120,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
   };
   const services = new ServiceStack(logger);
   const ingest = opts.ingest === false ? undefined : supervise(() => createIngestService(config, { log, framing }));
+  const withIngest = (c: ServiceConfig) => (ingest === undefined ? withoutNiceness(c) : c);
   let processors: RunningProcessors | undefined;
   /** Per exporter module, the runner of its current section (none while it is disabled). */
   const runners = new Map<string, Supervisor<ExportService> | undefined>();
@@ -132,7 +142,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
     const values = new FlowValues(schemaId);
     const threads = exportThreads(config);
     const runnerOf = (m: ExporterModule<ServiceConfig>, c: ServiceConfig) => supervise<ExportService>(() => (threads
-      ? new ThreadedExportRunner(c, m.kind, { log, schemaId })
+      ? new ThreadedExportRunner(withIngest(c), m.kind, { log, schemaId })
       : createExportRunner({ topics: c.log.topics }, { log, exporter: m.create(c, { log }), values })));
     for (const m of modules) {
       const first = runnerOf(m, config);
@@ -158,7 +168,7 @@ export async function serve(config: ServiceConfig, opts: ServeOptions): Promise<
         },
       );
     }
-    if (opts.processor === true) processors = await startProcessors(config, { log, inputFraming: framing, http, services, supervise, watcher });
+    if (opts.processor === true) processors = await startProcessors(withIngest(config), { log, inputFraming: framing, http, services, supervise, watcher });
     if (opts.explorer === true) await startExplorer(config, { log, http, services, supervise, rawFraming: framing });
     if (ingest !== undefined && config.flowStreamService.enable) {
       flowStream = await services.start(createFlowStream(config, { log }));
