@@ -24,6 +24,12 @@ interface Fixture {
   close(): Promise<void>;
 }
 
+/** The grpc-go agent's arguments for a server on `port` with the certificates of dir/tls, sending dir/flows.bin. */
+function agentArgs(dir: string, port: number): string[] {
+  const certDir = join(dir, 'tls');
+  return ['-addr', `127.0.0.1:${port}`, '-ca', join(certDir, 'ca.crt'), '-cert', join(certDir, 'client.crt'), '-key', join(certDir, 'client.key'), '-flows', join(dir, 'flows.bin')];
+}
+
 async function fixture(dir: string, run: string): Promise<Fixture> {
   const log = await openLog(logConfigSchema.parse({ embedded: { dir: join(dir, `log-${run}`) } }));
   const certDir = join(dir, 'tls');
@@ -34,8 +40,7 @@ async function fixture(dir: string, run: string): Promise<Fixture> {
   });
   const ingest = createIngest(config, { log });
   await ingest.start();
-  const agentArgs = ['-addr', `127.0.0.1:${ingest.ports.grpc}`, '-ca', join(certDir, 'ca.crt'), '-cert', join(certDir, 'client.crt'), '-key', join(certDir, 'client.key'), '-flows', join(dir, 'flows.bin')];
-  return { ingest, agentArgs, close: async () => { await ingest.stop(); await log.close(); } };
+  return { ingest, agentArgs: agentArgs(dir, ingest.ports.grpc!), close: async () => { await ingest.stop(); await log.close(); } };
 }
 
 /** Resolves once ingest wrote `n` records, or after 120 s: the caller judges the count. */
@@ -67,9 +72,8 @@ async function throughput(agent: string, dir: string, run: string, streams: numb
 async function floor(agent: string, dir: string, start: (certDir: string) => Promise<FloorServer>, total: number) {
   const server = await start(join(dir, 'tls'));
   try {
-    const args = ['-addr', `127.0.0.1:${server.port}`, '-ca', join(dir, 'tls', 'ca.crt'), '-cert', join(dir, 'tls', 'client.crt'), '-key', join(dir, 'tls', 'client.key'), '-flows', join(dir, 'flows.bin')];
     const cpu = process.cpuUsage();
-    const out = await runTool(agent, [...args, '-total', String(total), '-streams', '1', '-conns', '1', '-batch', '1', '-halfclose'], { timeoutMs: 600_000 });
+    const out = await runTool(agent, [...agentArgs(dir, server.port), '-total', String(total), '-streams', '1', '-conns', '1', '-batch', '1', '-halfclose'], { timeoutMs: 600_000 });
     const used = process.cpuUsage(cpu);
     const outcome = JSON.parse(out.stdout.trim()) as { sent: number; code: string };
     if (outcome.code !== 'OK' || server.messages() !== total) throw new Error(`floor: ${total} to send, ${outcome.sent} sent (${outcome.code}), ${server.messages()} counted`);
