@@ -4,8 +4,8 @@ import type { Exporter } from '../exporters/types.js';
 import { aggregatedRecord, exportedRecords, testBatch } from '../exporters/testing/records.js';
 import { measure } from './types.js';
 
-/** Delivers batches of `size` records (offsets advancing, so each is new) for ~minMs; records/s and records per CPU-second. */
-export async function deliverRate(exporter: Exporter, size: number, minMs = 4000): Promise<{ rate: number; perCpu: number }> {
+/** Delivers batches of `size` records (offsets advancing, so each is new) for ~minMs; records/s, records per CPU-second and the kernel's share of that CPU. */
+export async function deliverRate(exporter: Pick<Exporter, 'deliver'>, size: number, minMs = 4000): Promise<{ rate: number; perCpu: number; kernelShare: number }> {
   const template = exportedRecords(Array.from({ length: size }, (_, i) => aggregatedRecord(i)), 0);
   const signal = new AbortController().signal;
   let offset = 0;
@@ -22,5 +22,5 @@ export async function deliverRate(exporter: Exporter, size: number, minMs = 4000
     records += size;
   }, size, minMs, 1000);
   const c = process.cpuUsage(c0);
-  return { rate, perCpu: records / ((c.user + c.system) / 1e6) };
+  return { rate, perCpu: records / ((c.user + c.system) / 1e6), kernelShare: c.system / (c.user + c.system) };
 }

@@ -10,7 +10,10 @@
 // profile of each processing run (not of writing the input) to DIR/<mode>-<flows>-<case>.cpuprofile.
 // PROCESSOR_BENCH_MAINTENANCE=10s runs the log's retention and compaction that often (default 60 s, the
 // log's own default), so that a run of a minute or two holds the passes a long-running processor has.
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// PROCESSOR_BENCH_MODES=Proxy,Floor runs only the cases of those modes (Aggregate, Proxy, Floor).
+// Each case starts on pages freed a moment before (bench/page-cache.ts); PROCESSOR_BENCH_PAGES=cold runs
+// it on what the machine gives, and each case's note says the kernel's share of its CPU.
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,12 +29,16 @@ import { createProcessor } from '../processor/index.js';
 import { processorMetrics } from '../processor/metrics.js';
 import { aggregatorSettings, waitCaughtUp } from '../processor/testing/fakes.js';
 import { componentLogger } from '../lib/telemetry/logger.js';
-import type { BenchResult, Benchmark } from './types.js';
+import { type BenchResult, type Benchmark, type CpuSplit, cpuOfRun } from './types.js';
+import { copyThrough } from './log-floor.js';
+import { reportsFreePages, warmPageCache } from './page-cache.js';
 
 const NODES = 6;
 const RECORDS_PER_HALF = 5;
 const SIZES = (process.env.PROCESSOR_BENCH_FLOWS ?? '100000,1000000').split(',').map(Number);
 const TARGETS: Record<string, Record<number, number>> = { aggregate: { 100_000: 250_000, 1_000_000: 200_000 }, proxy: { 100_000: 300_000, 1_000_000: 300_000 } };
+const MODES = (process.env.PROCESSOR_BENCH_MODES ?? 'Aggregate,Proxy,Floor').split(',');
+const WARM_PAGES = process.env.PROCESSOR_BENCH_PAGES !== 'cold';
 
 const workload = (flows: number): Workload => antreaWorkload({ nodes: NODES, flows, recordsPerHalf: RECORDS_PER_HALF, seed: 7, ipv6Share: 0.1 });
 
@@ -56,9 +63,7 @@ async function writeInput(log: MessageLog, topic: string, flows: number): Promis
   return count + batch.length;
 }
 
-interface Run {
-  readonly perCpuSecond: number;
-  readonly perWallSecond: number;
+interface Run extends CpuSplit {
   readonly flows: number;
   readonly outputs: number;
   readonly changelog: number;
@@ -69,14 +74,24 @@ interface Run {
  * after a backlog: a checkpoint at the first commit and at the stop); with a checkpoint whenever every flow
  * changed (as at the Agents' pace, where a 10 s checkpoint sees each flow change about four times: a
  * checkpoint every round of the workload's exports is the pessimistic case); with one at every commit
- * (Kafka Streams' way, before checkpoints); proxy.
+ * (Kafka Streams' way, before checkpoints); proxy; the log's floor (bench/log-floor.ts).
  */
-const CASES = [
+interface Case {
+  readonly mode: 'Aggregate' | 'Proxy' | 'Floor';
+  readonly name: string;
+  readonly settings: (flows: number) => object;
+  /** Floor only: whether each value is scanned too. */
+  readonly scan?: boolean;
+}
+
+const CASES: readonly Case[] = [
   { mode: 'Aggregate', name: '', settings: () => ({}) },
   { mode: 'Aggregate', name: ', a checkpoint whenever every flow changed', settings: (flows: number) => ({ checkpointRecords: flows }) },
   { mode: 'Aggregate', name: ', a checkpoint at every commit', settings: () => ({ checkpointInterval: 0 }) },
   { mode: 'Proxy', name: '', settings: () => ({}) },
-] as const;
+  { mode: 'Floor', name: '', settings: () => ({}) },
+  { mode: 'Floor', name: ', each value scanned', settings: () => ({}), scan: true },
+];
 
 const changelogRecords = async () => (await processorMetrics.changelog.get()).values[0]?.value ?? 0;
 
@@ -92,18 +107,17 @@ async function processAll(log: MessageLog, mode: 'Aggregate' | 'Proxy', settings
   const processor = createProcessor(config, { log, logger: componentLogger('processor').child({}, { level: 'warn' }) });
   (globalThis as { gc?: () => void }).gc?.();
   const changelogBefore = await changelogRecords();
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  await processor.start();
-  await waitCaughtUp(log, names.groupId, topic, 3_600_000);
-  const stats = processor.stats();
-  // The stop's commit takes a checkpoint of every flow changed since the last one: part of the work.
-  await processor.stop();
-  const wallMs = performance.now() - start;
-  const used = process.cpuUsage(cpu);
+  let flows = 0;
+  const cpu = await cpuOfRun(records, async () => {
+    await processor.start();
+    await waitCaughtUp(log, names.groupId, topic, 3_600_000);
+    flows = processor.stats().flows;
+    // The stop's commit takes a checkpoint of every flow changed since the last one: part of the work.
+    await processor.stop();
+  });
   await profiler?.stop(`${label}.cpuprofile`);
-  const cpuMs = (used.user + used.system) / 1000;
-  return { perCpuSecond: (records * 1000) / cpuMs, perWallSecond: (records * 1000) / wallMs, flows: stats.flows, outputs: stats.outputs, changelog: (await changelogRecords()) - changelogBefore };
+  // Outputs are counted once their commit resolves, which may be after the offsets it carried are seen.
+  return { ...cpu, flows, outputs: processor.stats().outputs, changelog: (await changelogRecords()) - changelogBefore };
 }
 
 /** A CPU profile of what runs until stop(), when PROCESSOR_BENCH_PROFILE names a directory. */
@@ -161,6 +175,18 @@ function bytesPerFlow(flows: number): { bytes: number; flows: number } {
   return { bytes: (after - before) / ag.flows, flows: ag.flows };
 }
 
+/** The bytes of the files under `dir`. */
+function bytesUnder(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).reduce((sum, e) => sum + (e.isFile() ? statSync(join(e.parentPath, e.name)).size : 0), 0);
+}
+
+function caseName(mode: Case['mode'], suffix: string, flows: number): string {
+  const n = flows.toLocaleString('en-US');
+  if (mode === 'Aggregate') return `processor aggregate, ${n} active flows${suffix}`;
+  if (mode === 'Proxy') return `processor proxy (input of ${n} flows)`;
+  return `the log's floor: the input of ${n} flows copied through the processor's transactions, unchanged${suffix}`;
+}
+
 /** `use` on the embedded log in `dir`, closed after. */
 async function withLog<T>(dir: string, use: (log: MessageLog) => Promise<T>): Promise<T> {
   const embedded = await openEmbeddedLog({ dir, fsync: { policy: 'always' }, maintenanceInterval: process.env.PROCESSOR_BENCH_MAINTENANCE ?? '60s' });
@@ -173,31 +199,42 @@ async function withLog<T>(dir: string, use: (log: MessageLog) => Promise<T>): Pr
 
 const bench: Benchmark = async (log) => {
   const results: BenchResult[] = [];
+  // First, every size on a fresh heap: no buffers of the log's, nor a run's state, left to be collected
+  // while it is measured (after the 100,000-flow runs, 1,000,000 flows measured 146–167 bytes a flow).
   for (const flows of SIZES) {
-    // First, on a fresh heap: no buffers of the log's left to be collected while it is measured.
     const m = bytesPerFlow(flows);
     log(`${m.flows} flows: ${Math.round(m.bytes)} bytes per flow`);
     results.push({ name: `processor memory per active flow, ${flows.toLocaleString('en-US')} flows`, value: m.bytes, unit: 'bytes', note: `heap + typed arrays after GC, ${m.flows.toLocaleString('en-US')} flows in one partition's store; target at most 1,024` });
+  }
+  for (const flows of SIZES) {
     const topic = `flows.raw-${flows}`;
     const source = mkdtempSync(join(tmpdir(), 'flowagg-bench-processor-'));
     try {
       const t0 = performance.now();
       const records = await withLog(source, (embedded) => writeInput(embedded, topic, flows));
       log(`${flows.toLocaleString('en-US')} flows: ${records.toLocaleString('en-US')} records written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      const pages = WARM_PAGES ? 'on pages freed just before' : reportsFreePages() ? 'on pages the host may have taken back' : 'on the pages the kernel gave';
       for (const [i, c] of CASES.entries()) {
+        if (!MODES.includes(c.mode)) continue;
         // Each case on a copy of the input's log: the log's maintenance then compacts this case's state
         // only, not the state topics the cases before it left behind.
         const dir = mkdtempSync(join(tmpdir(), 'flowagg-bench-processor-'));
         cpSync(source, dir, { recursive: true });
-        const run = await withLog(dir, (embedded) => processAll(embedded, c.mode, c.settings(flows), topic, records, `${c.mode}-${flows}-${i}`)).finally(() => rmSync(dir, { recursive: true, force: true }));
-        const name = c.mode === 'Aggregate' ? `processor aggregate, ${flows.toLocaleString('en-US')} active flows${c.name}` : `processor proxy (input of ${flows.toLocaleString('en-US')} flows)`;
-        log(`${name}: ${Math.round(run.perCpuSecond).toLocaleString('en-US')} records per CPU-s, ${Math.round(run.perWallSecond).toLocaleString('en-US')} per wall-s, ${run.flows} flows held, ${run.outputs} outputs, ${run.changelog} changelog records`);
+        // Twice the input: a proxy writes it again, an aggregation its outputs and changelog.
+        if (WARM_PAGES) warmPageCache(dir, 2 * bytesUnder(source));
+        const label = `${c.mode}-${flows}-${i}`;
+        const run = await withLog(dir, (embedded) =>
+          c.mode === 'Floor' ? copyThrough(embedded, topic, records, label, c.scan === true).then((cpu) => ({ ...cpu, flows: 0, outputs: records, changelog: 0 })) : processAll(embedded, c.mode, c.settings(flows), topic, records, label),
+        ).finally(() => rmSync(dir, { recursive: true, force: true }));
+        const name = caseName(c.mode, c.name, flows);
+        const kernel = `${Math.round(run.kernelShare * 100)} % of the CPU in the kernel, ${pages}`;
+        log(`${name}: ${Math.round(run.perCpuSecond).toLocaleString('en-US')} records per CPU-s (${kernel}), ${Math.round(run.perWallSecond).toLocaleString('en-US')} per wall-s, ${run.flows} flows held, ${run.outputs} outputs, ${run.changelog} changelog records`);
         results.push({
           name,
           value: run.perCpuSecond,
           unit: 'records per CPU-second',
-          target: TARGETS[c.mode.toLowerCase()]![flows],
-          note: `${records.toLocaleString('en-US')} records, 6 Nodes, ${RECORDS_PER_HALF} per half; wall ${Math.round(run.perWallSecond).toLocaleString('en-US')}/s; ${run.outputs.toLocaleString('en-US')} outputs${c.mode === 'Aggregate' ? `, ${run.flows.toLocaleString('en-US')} flows held at the end, ${run.changelog.toLocaleString('en-US')} changelog records` : ''}; embedded log, fsync always`,
+          target: TARGETS[c.mode.toLowerCase()]?.[flows],
+          note: `${records.toLocaleString('en-US')} records, 6 Nodes, ${RECORDS_PER_HALF} per half; wall ${Math.round(run.perWallSecond).toLocaleString('en-US')}/s; ${kernel}; ${run.outputs.toLocaleString('en-US')} outputs${c.mode === 'Aggregate' ? `, ${run.flows.toLocaleString('en-US')} flows held at the end, ${run.changelog.toLocaleString('en-US')} changelog records` : ''}; embedded log, fsync always`,
         });
       }
     } finally {

@@ -44,3 +44,22 @@ export async function measureCpu(fn: () => void, records: number, minMs?: number
   }, records, minMs);
   return { wall, cpu: (calls * records) / cpuSeconds };
 }
+
+/** What one run cost: records per second of CPU and of wall time, and how much of that CPU was the kernel's. */
+export interface CpuSplit {
+  readonly perCpuSecond: number;
+  readonly perWallSecond: number;
+  /** The kernel's share of the CPU time (system over user + system). */
+  readonly kernelShare: number;
+}
+
+/** Records per CPU-second and per wall-second of one run of `work` over `records`, with the kernel's share of that CPU. */
+export async function cpuOfRun(records: number, work: () => Promise<void>): Promise<CpuSplit> {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await work();
+  const wallMs = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  const cpuMs = (used.user + used.system) / 1000;
+  return { perCpuSecond: (records * 1000) / cpuMs, perWallSecond: (records * 1000) / wallMs, kernelShare: used.system / (used.user + used.system) };
+}
