@@ -2,7 +2,7 @@
 // read once, by the exporter): what the row and flow log benchmarks measure.
 import type { Exporter } from '../exporters/types.js';
 import { aggregatedRecord, exportedRecords, testBatch } from '../exporters/testing/records.js';
-import { measure } from './types.js';
+import { kernelShare, measure } from './types.js';
 
 /** Delivers batches of `size` records (offsets advancing, so each is new) for ~minMs; records/s, records per CPU-second and the kernel's share of that CPU. */
 export async function deliverRate(exporter: Pick<Exporter, 'deliver'>, size: number, minMs = 4000): Promise<{ rate: number; perCpu: number; kernelShare: number }> {
@@ -22,5 +22,5 @@ export async function deliverRate(exporter: Pick<Exporter, 'deliver'>, size: num
     records += size;
   }, size, minMs, 1000);
   const c = process.cpuUsage(c0);
-  return { rate, perCpu: records / ((c.user + c.system) / 1e6), kernelShare: c.system / (c.user + c.system) };
+  return { rate, perCpu: records / ((c.user + c.system) / 1e6), kernelShare: kernelShare(c) };
 }

@@ -3,8 +3,8 @@
 // transactions of the processor's size (20,000 records with their input offsets), with no scan and no
 // change. With `scan`, each value is also scanned where it lies, as every mode does first. A mode's figure
 // set against these says what its own work costs (docs/benchmarks.md, "Processor").
-import { BatchRecord } from '../lib/log/batch-record.js';
 import type { LogRecord, MessageLog, ProduceRecord } from '../lib/log/types.js';
+import { scanValue } from '../processor/work.js';
 import { FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
 import { type CpuSplit, cpuOfRun } from './types.js';
 
@@ -39,7 +39,7 @@ export async function copyThrough(log: MessageLog, topic: string, records: numbe
       await consumer.run({
         eachBatch: async (batch) => {
           for (const r of batch.records) {
-            if (scan && r instanceof BatchRecord) scanner.scanRange(r.bytes, r.valueStart, r.valueStart + r.valueLength, scanned);
+            if (scan) scanValue(scanner, r, scanned);
             pending.push({ key: r.key, value: r.value });
           }
           if (pending.length >= COMMIT_RECORDS || copied + pending.length === records) await commit(batch.records.at(-1)!);

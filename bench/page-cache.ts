@@ -4,7 +4,7 @@
 // such pages and 3–3.9 GB/s into pages freed a moment before. A benchmark that writes a log would count
 // the host's faults as its own kernel CPU, and by how much would depend on what ran before it. Writing
 // and deleting a file of the size the case will write, just before it, gives it pages freed a moment
-// before, as a machine that keeps its memory does (docs/benchmarks.md, "Pages given back to the host").
+// before, as a machine that keeps its memory does (docs/benchmarks.md, "The log's floor, and pages given back to the host").
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -227,6 +227,8 @@ const bench: Benchmark = async (log) => {
       const t0 = performance.now();
       const records = await withLog(source, (embedded) => writeInput(embedded, topic, flows));
       log(`${flows.toLocaleString('en-US')} flows: ${records.toLocaleString('en-US')} records written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      // Twice the input: a proxy writes it again, an aggregation its outputs and changelog.
+      const warmUpBytes = 2 * bytesUnder(source);
       const pages = WARM_PAGES ? 'on pages freed just before' : reportsFreePages() ? 'on pages the host may have taken back' : 'on the pages the kernel gave';
       for (const [i, c] of CASES.entries()) {
         if (!MODES.includes(c.mode)) continue;
@@ -234,8 +236,7 @@ const bench: Benchmark = async (log) => {
         // only, not the state topics the cases before it left behind.
         const dir = mkdtempSync(join(tmpdir(), 'flowagg-bench-processor-'));
         cpSync(source, dir, { recursive: true });
-        // Twice the input: a proxy writes it again, an aggregation its outputs and changelog.
-        if (WARM_PAGES) warmPageCache(dir, 2 * bytesUnder(source));
+        if (WARM_PAGES) warmPageCache(dir, warmUpBytes);
         const label = `${c.mode}-${flows}-${i}`;
         const run = await withLog(dir, (embedded) =>
           c.mode === 'Floor' ? copyThrough(embedded, topic, records, label, c.scan === true).then((cpu) => ({ ...cpu, flows: 0, outputs: records, changelog: 0 })) : processAll(embedded, c.mode, c.settings(flows), topic, records, label),

@@ -61,5 +61,10 @@ export async function cpuOfRun(records: number, work: () => Promise<void>): Prom
   const wallMs = performance.now() - start;
   const used = process.cpuUsage(cpu);
   const cpuMs = (used.user + used.system) / 1000;
-  return { perCpuSecond: (records * 1000) / cpuMs, perWallSecond: (records * 1000) / wallMs, kernelShare: used.system / (used.user + used.system) };
+  return { perCpuSecond: (records * 1000) / cpuMs, perWallSecond: (records * 1000) / wallMs, kernelShare: kernelShare(used) };
+}
+
+/** The kernel's share of CPU time used (system over user + system). */
+export function kernelShare(used: NodeJS.CpuUsage): number {
+  return used.system / (used.user + used.system);
 }

@@ -66,7 +66,7 @@ function badRecordReporter(logger: Logger): (record: LogRecord, err: unknown) =>
 const NO_VALUE = Buffer.alloc(0);
 
 /** Scans a record's value, in place when it is still in its batch's bytes: no Buffer made per record. */
-function scanValue(scanner: FlowRecordScanner, record: LogRecord, r: ScannedRecord): void {
+export function scanValue(scanner: FlowRecordScanner, record: LogRecord, r: ScannedRecord): void {
   if (record instanceof BatchRecord && record.valueLength >= 0) scanner.scanRange(record.bytes, record.valueStart, record.valueStart + record.valueLength, r);
   else scanner.scan(record.value ?? NO_VALUE, r);
 }
