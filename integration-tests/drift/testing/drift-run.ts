@@ -29,7 +29,8 @@ export async function settled(run: Run, dir: string, recordsSent: number): Promi
   const admin = remoteAdmin(readLogApi(join(dir, 'data', 'log'))!);
   const lags = async (group: string) => (await admin.fetchGroupLag(group)).map((p) => p.lag);
   const progress = async () => ({ written: (await recordMetrics(run)).numRecordsWritten, processorLags: await lags(PROCESSOR_GROUP), flowLogLags: await lags(FLOW_LOG_GROUP) });
-  const caughtUp = (partitionLags: number[]) => partitionLags.every((lag) => lag <= 1);
+  // A group the log knows nothing of yet (no member subscribed, nothing committed) has no rows: not caught up.
+  const caughtUp = (partitionLags: number[]) => partitionLags.length > 0 && partitionLags.every((lag) => lag <= 1);
   await untilHolds(`flowagg run to write ${recordsSent} records and settle`, progress, (p) => p.written >= recordsSent && caughtUp(p.processorLags) && caughtUp(p.flowLogLags), { timeoutMs: SETTLE_TIMEOUT_MS, intervalMs: 200 });
 }
 
