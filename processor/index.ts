@@ -9,14 +9,13 @@
 //      starts). Everything committed before the fence is in both the changelog and the offset, nothing
 //      after it can be, so state and position agree.
 // Revocation (rebalance, stop): the task commits what it applied and closes. A failed commit rebuilds
-// the partition the same way as an assignment.
+// the partition the same way as an assignment. partition-tasks.ts keeps the tasks equal to the assignment
+// whatever order these come in.
 //
 // createProcessor() is inert; start() creates the topics and joins the group; stop() leaves it.
-import { FlowaggError, isFlowaggError } from '../lib/errors.js';
-import { LOG_PRODUCER_FENCED } from '../lib/log/errors.js';
+import { FlowaggError } from '../lib/errors.js';
 import type { Batch, Consumer, MessageLog, Reader, TopicPartition } from '../lib/log/types.js';
 import type { MetadataSource } from '../lib/k8s/metadata.js';
-import { Backoff, type BackoffPolicy, sleep } from '../lib/retry.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import { Lifecycle, type Readiness } from '../lib/service/lifecycle.js';
 import type { Service } from '../lib/service/service.js';
@@ -30,12 +29,12 @@ import { PROCESSOR_FINAL_COMMIT, PROCESSOR_STATE } from './errors.js';
 import type { MetadataOptions } from './metadata-fill.js';
 import { processorMetrics as metrics } from './metrics.js';
 import { restoreAggregation } from './restore.js';
+import { PartitionTasks } from './partition-tasks.js';
 import { PartitionTask, type TaskSettings } from './task.js';
 import { AggregateWork, type PartitionWork, ProxyWork, type WorkDeps } from './work.js';
 
 /** processor.state segments roll at this size, so that compaction keeps the changelog near the live state. */
 const CHANGELOG_SEGMENT_BYTES = 64 * 2 ** 20;
-const REBUILD_BACKOFF: BackoffPolicy = { initialMs: 100, maxMs: 30_000 };
 /** kafkajs's heartbeat interval: by then a consumer whose partition moved in a rebalance has been told. */
 const FENCED_REOPEN_DELAY_MS = 3000;
 
@@ -104,15 +103,6 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     onCommitted: (outputs) => void (io.outputs += outputs),
   };
   const workDeps: WorkDeps = { scanner: new FlowRecordScanner(deps.inputFraming?.kind === 'confluent' ? deps.inputFraming.schemaId : undefined), metadata: metadataOptions, framing: deps.framing ?? { kind: 'single-object' }, logger, budget: section.commitRecords };
-  const tasks = new Map<number, PartitionTask>();
-  /** Partitions whose task is being opened (at assignment, after a failed commit, or on a batch finding none). */
-  const opening = new Set<number>();
-  /** Opens in the background, which stop() ends and waits for. */
-  const reopening = new Set<Promise<void>>();
-  /** Aborted by stop() (and a failed start's release); new at each start. */
-  let stopping = new AbortController();
-  /** Partitions whose final commit failed since stop() began (revoked ones included). */
-  const unfinished = new Set<number>();
   /** Counters of tasks already gone, plus what live tasks reported last. */
   const totals = zeroTotals();
   const reported = new WeakMap<PartitionWork, Totals>();
@@ -120,6 +110,8 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   let consumer: Consumer | undefined;
   let reader: Reader | undefined;
   let stopTicking = () => {};
+  const assignedPartitions = () => consumer?.assignment().filter((tp) => tp.topic === topics.flowsRaw).map((tp) => tp.partition) ?? [];
+  const tasks = new PartitionTasks({ open: openTask, assigned: assignedPartitions, closed: (task) => report(task.work), logger });
 
   /** Adds what a task's work counted since its last report to the totals and the metrics. */
   function report(work: PartitionWork): void {
@@ -198,96 +190,16 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
     }
   }
 
-  const assigned = (partition: number) => consumer!.assignment().some((tp) => tp.topic === topics.flowsRaw && tp.partition === partition);
-
-  /**
-   * Opens a partition's task, retrying with a backoff while the log fails (the consumer redelivers the
-   * partition's batches meanwhile, refused until the task exists).
-   */
-  function open(partition: number, firstDelayMs: number | 'backoff'): Promise<void> {
-    const opened = reopen(partition, firstDelayMs);
-    reopening.add(opened);
-    void opened.finally(() => reopening.delete(opened));
-    return opened;
-  }
-
-  async function reopen(partition: number, firstDelayMs: number | 'backoff'): Promise<void> {
-    if (opening.has(partition)) return;
-    opening.add(partition);
-    try {
-      const backoff = new Backoff(REBUILD_BACKOFF);
-      for (let attempt = 1; ; attempt++) {
-        if (!(await sleep(attempt === 1 && firstDelayMs !== 'backoff' ? firstDelayMs : backoff.next(), stopping.signal))) return;
-        if (!assigned(partition) || tasks.has(partition)) return;
-        try {
-          const task = await openTask(partition);
-          // Opened while the processor stopped: nothing will close it but this (its producer would hold the process).
-          if (stopping.signal.aborted) {
-            await task.close(false);
-            return;
-          }
-          tasks.set(partition, task);
-          metrics.partitions.set(tasks.size);
-          return;
-        } catch (err) {
-          logger.error({ partition, attempt, err }, 'could not open the partition (restore or offsets failed); retrying');
-        }
-      }
-    } finally {
-      opening.delete(partition);
-    }
-  }
-
   async function assign(partitions: readonly TopicPartition[]): Promise<void> {
-    for (const tp of partitions) {
-      if (tp.topic !== topics.flowsRaw) continue;
-      opening.add(tp.partition);
-      try {
-        tasks.set(tp.partition, await openTask(tp.partition));
-      } catch (err) {
-        logger.error({ partition: tp.partition, err }, 'could not open the partition (restore or offsets failed); retrying');
-      } finally {
-        opening.delete(tp.partition);
-      }
-      if (!tasks.has(tp.partition)) void open(tp.partition, 'backoff');
-    }
+    for (const tp of partitions) if (tp.topic === topics.flowsRaw) await tasks.assign(tp.partition);
     metrics.partitions.set(tasks.size);
-    logger.info({ partitions: [...tasks.keys()] }, 'partitions assigned');
-  }
-
-  /**
-   * Commits a task's last work and closes it. A failed final commit loses nothing (the next owner of the
-   * partition processes its input again) but is told: logged, counted by the task, and kept for stop().
-   */
-  async function closeTask(task: PartitionTask): Promise<void> {
-    tasks.delete(task.partition);
-    await task.close(true).catch((err: unknown) => {
-      unfinished.add(task.partition);
-      logger.error({ partition: task.partition, err }, 'the final commit of a partition failed; its records since the last commit are processed again by its next owner');
-    });
-    report(task.work);
+    logger.info({ partitions: tasks.partitions(), assigned: assignedPartitions() }, 'partitions assigned');
   }
 
   async function revoke(partitions: readonly TopicPartition[]): Promise<void> {
-    await Promise.all(partitions.map(async (tp) => {
-      const task = tasks.get(tp.partition);
-      if (task !== undefined && tp.topic === topics.flowsRaw) await closeTask(task);
-    }));
+    await Promise.all(partitions.filter((tp) => tp.topic === topics.flowsRaw).map((tp) => tasks.revoke(tp.partition)));
     metrics.partitions.set(tasks.size);
-    logger.info({ revoked: partitions.map((tp) => tp.partition), partitions: [...tasks.keys()] }, 'partitions revoked');
-  }
-
-  /** A task whose commit failed: rebuilt from its changelog and committed offset, unless another instance fenced it. */
-  async function rebuild(task: PartitionTask): Promise<void> {
-    if (tasks.get(task.partition) !== task) return;
-    tasks.delete(task.partition);
-    await task.close(false);
-    report(task.work);
-    if (isFlowaggError(task.failure, LOG_PRODUCER_FENCED)) {
-      logger.warn({ partition: task.partition }, 'another instance took this partition over (our producer was fenced); leaving it to the rebalance (opened again if the partition stays ours)');
-      return;
-    }
-    await open(task.partition, 'backoff');
+    logger.info({ revoked: partitions.map((tp) => tp.partition), partitions: tasks.partitions(), assigned: assignedPartitions() }, 'partitions revoked');
   }
 
   async function eachBatch(batch: Batch): Promise<void> {
@@ -296,14 +208,14 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
       // A batch of a partition assigned to us with no task: being opened, or fenced and then left to a
       // rebalance that kept the partition here (so no assignment opens it again): open it, after the
       // time the consumer takes to learn of a rebalance, so that a partition moving away is not taken back.
-      void open(batch.partition, FENCED_REOPEN_DELAY_MS);
+      tasks.reopen(batch.partition, FENCED_REOPEN_DELAY_MS);
       throw new FlowaggError(PROCESSOR_STATE, `a batch of ${batch.topic}-${batch.partition}, which has no task yet (being opened or rebuilt)`);
     }
     try {
       await task.processBatch(batch.records);
     } catch (err) {
       // The consumer delivers the batch again; the rebuilt task moves the consumer to the committed offset.
-      if (task.failed) void rebuild(task);
+      if (task.failed) void tasks.rebuild(task);
       throw err;
     } finally {
       report(task.work);
@@ -316,6 +228,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   }
 
   function tick(): void {
+    tasks.reconcile();
     let flows = 0;
     for (const task of tasks.values()) {
       flows += task.work.flows;
@@ -326,9 +239,10 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
         metrics.clockLag.labels(partition).set((partitionClock.received - partitionClock.now) / 1000);
         metrics.clockSources.labels(partition).set(partitionClock.sourceCount);
       }
-      void task.tick().then(() => (task.failed ? rebuild(task) : undefined)).catch((err: unknown) => logger.error({ partition: task.partition, err }, 'processor tick failed'));
+      void task.tick().then(() => (task.failed ? tasks.rebuild(task) : undefined)).catch((err: unknown) => logger.error({ partition: task.partition, err }, 'processor tick failed'));
     }
     metrics.flows.set(flows);
+    metrics.partitions.set(tasks.size);
   }
 
   async function ensureTopics(): Promise<void> {
@@ -349,7 +263,7 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   }
 
   async function start(): Promise<void> {
-    stopping = new AbortController();
+    tasks.reset();
     for (const warning of timeouts.warnings) logger.warn(warning);
     await ensureTopics();
     reader = deps.log.reader();
@@ -364,24 +278,22 @@ export function createProcessor(config: ProcessorConfig, deps: ProcessorDeps): P
   /** After a failed start: whatever the consumer's stop does, the reader is closed. */
   async function release(): Promise<void> {
     stopTicking();
-    stopping.abort();
-    await Promise.all(reopening);
+    await tasks.abort();
     await consumer?.stop().finally(() => reader?.close());
   }
 
   /** Leaves the group (revoking commits each partition), then commits and closes what is left; a failed final commit is thrown. */
   async function stop(): Promise<void> {
     stopTicking();
-    unfinished.clear();
-    stopping.abort();
-    await Promise.all(reopening);
+    tasks.unfinished.clear();
+    await tasks.abort();
     // Leaving the group revokes (and so closes) the tasks; a consumer that failed may not, nor stop cleanly.
     const consumerStop = await consumer?.stop().then(() => undefined, (err: unknown) => err);
-    await Promise.all([...tasks.values()].map(closeTask));
+    await tasks.closeAll();
     await reader?.close();
     logger.info(totals, 'processor stopped');
     if (consumerStop !== undefined) throw consumerStop;
-    const failed = [...unfinished].sort((a, b) => a - b);
+    const failed = [...tasks.unfinished].sort((a, b) => a - b);
     if (failed.length > 0) throw new FlowaggError(PROCESSOR_FINAL_COMMIT, `the final commit of partitions ${failed.join(', ')} of ${topics.flowsRaw} failed`, { context: { partitions: failed.join(',') } });
   }
 

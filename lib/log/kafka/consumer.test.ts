@@ -18,16 +18,17 @@ interface Commit {
 }
 
 /** `running()`: whether kafkajs's runner runs, so that commitOffsets commits (and reports it) or silently does nothing. */
-function standIn(running: () => boolean = () => true) {
+function standIn(running: () => boolean = () => true, joins = true) {
   const listeners = new Map<string, (event: { payload: unknown }) => void>();
+  let disconnects = 0;
   const emit = (name: string, payload: unknown) => listeners.get(name)?.({ payload });
   const kafkajs = {
     events: EVENTS,
     on: (name: string, listener: (event: { payload: unknown }) => void) => void listeners.set(name, listener),
     connect: async () => {},
     subscribe: async () => {},
-    run: async () => emit(EVENTS.GROUP_JOIN, { memberAssignment: {} }),
-    disconnect: async () => {},
+    run: async () => (joins ? emit(EVENTS.GROUP_JOIN, { memberAssignment: {} }) : emit(EVENTS.CRASH, { error: new Error('no coordinator'), restart: false })),
+    disconnect: async () => void disconnects++,
     commitOffsets: async (offsets: readonly Commit[]) => {
       // kafkajs's Runner.commitOffsets returns at once when not running; the offset manager reports what it committed.
       if (!running()) return;
@@ -35,8 +36,9 @@ function standIn(running: () => boolean = () => true) {
       emit(EVENTS.COMMIT_OFFSETS, { topics: offsets.map((o) => ({ topic: o.topic, partitions: [{ partition: o.partition, offset: o.offset }] })) });
     },
   };
-  const cluster = { config: { sessionTimeout: 30_000 }, kafka: { consumer: () => kafkajs }, track: () => () => {}, checkOpen: () => {} } as unknown as KafkaCluster;
-  return { cluster, crash: (restart: boolean) => emit(EVENTS.CRASH, { error: new Error('the coordinator is gone'), restart }) };
+  let options: { retry: { restartOnFailure: (err: Error) => Promise<boolean> } } | undefined;
+  const cluster = { config: { sessionTimeout: 30_000 }, kafka: { consumer: (o: typeof options) => ((options = o), kafkajs) }, track: () => () => {}, checkOpen: () => {} } as unknown as KafkaCluster;
+  return { cluster, disconnects: () => disconnects, restartOnFailure: () => options!.retry.restartOnFailure(new Error('the broker went away')), crash: (restart: boolean) => emit(EVENTS.CRASH, { error: new Error('the coordinator is gone'), restart }) };
 }
 
 test('a crash kafkajs does not restart from reaches onFailure; one it restarts from does not', async () => {
@@ -51,6 +53,25 @@ test('a crash kafkajs does not restart from reaches onFailure; one it restarts f
   assert.equal(failures.length, 1);
   assert.match((failures[0] as Error).message, /consuming.*the coordinator is gone/);
   await consumer.stop();
+});
+
+test('kafkajs restarts a crashed consumer while it runs, and not once stop() was called (a crash it was handling then restarted it for good)', async () => {
+  const { cluster, restartOnFailure } = standIn();
+  const consumer = new KafkaConsumer(cluster, { groupId: 'g' });
+  await consumer.subscribe(['t']);
+  await consumer.run({ eachBatch: async () => {} });
+  assert.equal(await restartOnFailure(), true);
+  await consumer.stop();
+  assert.equal(await restartOnFailure(), false);
+});
+
+test('a run() that fails stops the consumer: kafkajs is disconnected and restarts it no more', async () => {
+  const { cluster, restartOnFailure, disconnects } = standIn(() => true, false);
+  const consumer = new KafkaConsumer(cluster, { groupId: 'g' });
+  await consumer.subscribe(['t']);
+  await assert.rejects(consumer.run({ eachBatch: async () => {} }), /joining the consumer group.*no coordinator/);
+  assert.equal(disconnects(), 1);
+  assert.equal(await restartOnFailure(), false);
 });
 
 test('a commit kafkajs resolves without making it (its consumer restarting after a crash) fails, to be tried again', async () => {

@@ -7,7 +7,7 @@
 //   from their committed offsets. The consumer seeks those back to where it was, so that a rebalance
 //   looks as the log promises: only partitions gained or lost are reported, and kept ones carry on.
 // - A crash kafkajs does not restart from (it gave up rejoining) goes to onFailure: the owner replaces the
-//   consumer, since this one delivers nothing more.
+//   consumer, since this one delivers nothing more. Once stop() was called, kafkajs restarts from none.
 // - kafkajs resolves a commit it did not make while its runner is not running (a crash it restarts from,
 //   with the broker gone): commit() checks for kafkajs's own report of each offset and fails, retriable,
 //   without it. Taken as done, such a commit had the next owner deliver a batch again that a destination
@@ -83,6 +83,10 @@ export class KafkaConsumer implements Consumer {
       maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
       maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
       maxBytes: FETCH_MAX_BYTES,
+      // kafkajs decides on a restart after a crash once its own disconnect() is done: a stop() that came
+      // meanwhile cleared no timer yet, and the restarted consumer went on for good against a closed log,
+      // keeping the process from exiting (chaos seed 270383: ingest's templates consumer after a failed start).
+      retry: { restartOnFailure: async () => this.state === 'running' },
     });
     let joined!: () => void;
     let failed!: (err: unknown) => void;
@@ -164,20 +168,26 @@ export class KafkaConsumer implements Consumer {
     this.state = 'running';
     this.handlers = handlers;
     const context = { groupId: this.config.groupId, topics: this.topics.join(',') };
-    await kafkaCall('connecting a Kafka consumer', context, () => this.consumer.connect());
-    await kafkaCall('subscribing a Kafka consumer', context, () =>
-      this.consumer.subscribe({ topics: this.topics, fromBeginning: (this.config.startFrom ?? 'earliest') === 'earliest' }),
-    );
-    await kafkaCall('joining the consumer group', context, () =>
-      this.consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: 4,
-        eachBatch: (payload) => this.deliver(payload),
-      }),
-    );
-    await this.joined;
-    await this.assignmentSettled;
+    try {
+      await kafkaCall('connecting a Kafka consumer', context, () => this.consumer.connect());
+      await kafkaCall('subscribing a Kafka consumer', context, () =>
+        this.consumer.subscribe({ topics: this.topics, fromBeginning: (this.config.startFrom ?? 'earliest') === 'earliest' }),
+      );
+      await kafkaCall('joining the consumer group', context, () =>
+        this.consumer.run({
+          autoCommit: false,
+          eachBatchAutoResolve: false,
+          partitionsConsumedConcurrently: 4,
+          eachBatch: (payload) => this.deliver(payload),
+        }),
+      );
+      await this.joined;
+      await this.assignmentSettled;
+    } catch (err) {
+      // A consumer whose run() failed is nobody's to stop, and kafkajs may be restarting it.
+      await this.stop();
+      throw err;
+    }
   }
 
   private isPaused(topic: string, partition: number): boolean {

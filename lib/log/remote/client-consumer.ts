@@ -1,8 +1,13 @@
 // The consumers of a remote log (client.ts): each made here is a consumer on the owner's log, whose
 // deliveries come back as the owner's calls, answered by this consumer's handlers. The owner awaits
 // each answer, so one batch at a time per partition, backpressure and "a handler that throws gets the
-// batch again" are the owner consumer's own. assignment() is answered here, from what the owner told.
+// batch again" are the owner consumer's own. assignment() is answered here, from what the owner told, and
+// so is whether a seek, pause or resume names an assigned partition: they are posted without an answer,
+// and a seek the owner refused in silence had the processor position a partition the group had moved
+// (a task left behind for it held its flows for good: chaos seed 498877).
+import { FlowaggError } from '../../errors.js';
 import { fromWire, type WireError } from '../../thread/wire-error.js';
+import { LOG_CONSUMER_STATE } from '../errors.js';
 import type { Batch, Consumer, ConsumerConfig, ConsumerHandlers, LogRecord, TopicPartition } from '../types.js';
 import { type PackedRecords, unpackBatchRecords, unpackLogRecords } from './packing.js';
 import { type Handle, OWNER } from './protocol.js';
@@ -17,6 +22,13 @@ interface Entry {
 }
 
 const same = (a: TopicPartition) => (b: TopicPartition) => a.topic === b.topic && a.partition === b.partition;
+
+function checkAssigned(entry: Entry, method: string, tps: readonly TopicPartition[]): void {
+  const missing = tps.find((tp) => !entry.assigned.some(same(tp)));
+  if (missing !== undefined) {
+    throw new FlowaggError(LOG_CONSUMER_STATE, `${method}(): ${missing.topic}-${missing.partition} is not assigned to this consumer`, { context: { topic: missing.topic, partition: missing.partition } });
+  }
+}
 
 export class RemoteConsumers {
   readonly #entries = new Map<Handle, Entry>();
@@ -39,9 +51,18 @@ export class RemoteConsumers {
         return call(OWNER.run);
       },
       commit: (offsets) => call(OWNER.commitOffsets, offsets),
-      seek: (target) => post(OWNER.seek, target),
-      pause: (tps) => post(OWNER.pause, tps),
-      resume: (tps) => post(OWNER.resume, tps),
+      seek: (target) => {
+        checkAssigned(entry, 'seek', [target]);
+        post(OWNER.seek, target);
+      },
+      pause: (tps) => {
+        checkAssigned(entry, 'pause', tps);
+        post(OWNER.pause, tps);
+      },
+      resume: (tps) => {
+        checkAssigned(entry, 'resume', tps);
+        post(OWNER.resume, tps);
+      },
       assignment: () => [...entry.assigned],
       stop: async () => {
         await call(OWNER.stop);

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isFlowaggError } from '../../errors.js';
 import { until } from '../../testing/until.js';
-import { LOG_CLOSED, LOG_GROUP_ACTIVE, LOG_INVALID_ARGUMENT, LOG_PARTITION_OUT_OF_RANGE, LOG_TXN_STATE, LOG_UNKNOWN_TOPIC } from '../errors.js';
+import { LOG_CLOSED, LOG_CONSUMER_STATE, LOG_GROUP_ACTIVE, LOG_INVALID_ARGUMENT, LOG_PARTITION_OUT_OF_RANGE, LOG_TXN_STATE, LOG_UNKNOWN_TOPIC } from '../errors.js';
 import { partitionForKey } from '../partitioner.js';
 import type { Consumer, ConsumerConfig, LogRecord, MessageLog, ProduceRecord, Reader, TopicPartition } from '../types.js';
 
@@ -176,6 +176,22 @@ export function runLogContract(name: string, open: () => Promise<MessageLog>, op
         assert.deepEqual([text(a!.key), text(a!.value), a!.timestamp, text(a!.headers.source!), a!.headers.empty!.length], ['k1', 'v1', ts, 'exporter-1', 0]);
         assert.deepEqual([text(b!.key), b!.value, b!.timestamp], ['k2', null, ts + 1]);
         assert.deepEqual([d!.key, text(d!.value), d!.timestamp], [null, 'no key', ts + 2]);
+      } finally {
+        await c.consumer.stop();
+      }
+    });
+
+    test('seek, pause and resume of a partition not assigned to the consumer throw at once, on every backend', async () => {
+      const topic = await createTopic('unassigned', 2);
+      const other = await createTopic('unassigned-other', 1);
+      const c = await startConsumer(log, [topic], { groupId: unique('unassigned') });
+      try {
+        await until('both partitions assigned', () => c.consumer.assignment().length === 2, { timeoutMs });
+        const notAssigned = (err: unknown) => isFlowaggError(err, LOG_CONSUMER_STATE) && /not assigned/.test((err as Error).message);
+        assert.throws(() => c.consumer.seek({ topic: other, partition: 0, offset: 0 }), notAssigned);
+        assert.throws(() => c.consumer.pause([{ topic, partition: 2 }]), notAssigned);
+        assert.throws(() => c.consumer.resume([{ topic: other, partition: 0 }]), notAssigned);
+        c.consumer.seek({ topic, partition: 1, offset: 0 });
       } finally {
         await c.consumer.stop();
       }
