@@ -183,6 +183,10 @@ export const ERROR_CATALOGUE: readonly CatalogueArea[] = [
         action: "Raise the topic's max.message.bytes (and the broker's), or lower ingest's batch size.",
       },
       FLOWAGG_ERR_LOG_CONSUMER_STATE: { meaning: 'A consumer method called in a state that does not allow it (run twice, seek on an unassigned partition).', action: LIFECYCLE_BUG },
+      FLOWAGG_ERR_LOG_STALE_BATCH: {
+        meaning: 'A batch of a consumer on a worker thread was fetched before that thread moved the partition (a seek); it is refused and the partition read again from where the seek moved it.',
+        action: 'Nothing: a warning now and then after a partition was rebuilt or reassigned. Many in a row, for one partition, are a bug to report with the log lines.',
+      },
       FLOWAGG_ERR_LOG_TXN_STATE: { meaning: 'A transaction or transactional producer method called in a state that does not allow it.', action: LIFECYCLE_BUG },
       FLOWAGG_ERR_LOG_PRODUCER_FENCED: {
         meaning: 'A transactional producer replaced by a newer one with the same id: another processor instance took the partition over.',

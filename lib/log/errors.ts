@@ -23,6 +23,8 @@ export const LOG_TXN_STATE = 'FLOWAGG_ERR_LOG_TXN_STATE';
 export const LOG_PRODUCER_FENCED = 'FLOWAGG_ERR_LOG_PRODUCER_FENCED';
 /** A consumer method called in a state that does not allow it (run twice, seek on an unassigned partition). */
 export const LOG_CONSUMER_STATE = 'FLOWAGG_ERR_LOG_CONSUMER_STATE';
+/** A remote consumer's batch fetched before its thread's last seek of the partition: refused, and read again from the seek. */
+export const LOG_STALE_BATCH = 'FLOWAGG_ERR_LOG_STALE_BATCH';
 /** Any use of a log, producer or consumer after close. */
 export const LOG_CLOSED = 'FLOWAGG_ERR_LOG_CLOSED';
 /** Embedded: another process holds the log directory's lock. */

@@ -32,7 +32,9 @@ export function startAgents(transport: AgentTransport, target: string, opts: { p
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the report is the last of stdout, and 'exit' can come before stdout's last data
+  // (a chaos run judged "exited (0) with no report" from a simulator that had written it).
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const connected = new Promise<void>((resolve, reject) => {
     child.stderr.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString('utf8')).slice(-20_000);

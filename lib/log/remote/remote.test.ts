@@ -64,6 +64,38 @@ test('errors keep their codes across the threads, both ways: the owner\'s, and a
   await assert.rejects(log.admin().listTopics(), (e: unknown) => isFlowaggError(e, LOG_CLOSED));
 });
 
+test('a batch the owner fetched before the client\'s seek is refused: the next delivery starts where the seek moved the partition', async () => {
+  const { log } = remoteOnThread();
+  await log.admin().createTopics([{ topic: 't', partitions: 1 }]);
+  const produce = (from: number, to: number) => log.producer().send('t', Array.from({ length: to - from }, (_, i) => ({ key: null, value: Buffer.from(`r${from + i}`), partition: 0 })));
+  await produce(0, 5);
+  const consumer = log.consumer({ groupId: 'g' });
+  const firsts: number[] = [];
+  let sought = false;
+  await consumer.subscribe(['t']);
+  await consumer.run({
+    eachBatch: async (batch) => {
+      firsts.push(batch.records[0]!.offset);
+      if (batch.records[0]!.offset !== 5 || sought) return;
+      // The task of offset 5 fails, and its successor seeks back to 2 while the owner is sending the failed
+      // batch again: this thread is held up until that delivery waits in its port, then seeks.
+      sought = true;
+      setImmediate(() => {
+        const until = Date.now() + 1000;
+        while (Date.now() < until);
+        consumer.seek({ topic: 't', partition: 0, offset: 2 });
+      });
+      throw new Error('the task of this partition failed');
+    },
+  });
+  await until('the first five records', () => firsts.length === 1, { timeoutMs: 10_000 });
+  await produce(5, 10);
+  await until('a delivery after the seek', () => firsts.length >= 3, { timeoutMs: 10_000 });
+  assert.deepEqual(firsts.slice(0, 3), [0, 5, 2], 'after the seek, the partition is delivered from offset 2, not the batch from 5 fetched before it');
+  await consumer.stop();
+  await log.close();
+});
+
 test('a second transactional producer of the same id, on the owner, fences the remote one', async () => {
   const dir = tempDir();
   const owner = await openEmbeddedLog({ dir });

@@ -12,7 +12,7 @@ import { toWire } from '../../thread/wire-error.js';
 import { LOG_CLOSED } from '../errors.js';
 import type { Admin, Batch, Consumer, ConsumerConfig, FetchOptions, MessageLog, Producer, Reader, ReaderConfig, TopicPartition, TopicPartitionOffset, Transaction, TransactionalProducer } from '../types.js';
 import { type PackedRecords, pack, transferOf, unpackProduceRecords } from './packing.js';
-import { CLIENT, type Handle, OWNER } from './protocol.js';
+import { CLIENT, type Handle, OWNER, seekKey } from './protocol.js';
 import { type PackedRun, unpackRun } from './packing-runs.js';
 
 export interface ServedLog {
@@ -23,7 +23,7 @@ type Opened =
   | { readonly kind: 'producer'; readonly producer: Producer }
   | { readonly kind: 'transactional'; readonly producer: TransactionalProducer }
   | { readonly kind: 'transaction'; readonly txn: Transaction; readonly producer: Handle; done: boolean }
-  | { readonly kind: 'consumer'; readonly consumer: Consumer }
+  | { readonly kind: 'consumer'; readonly consumer: Consumer; readonly seeks: Map<string, number> }
   | { readonly kind: 'reader'; readonly reader: Reader };
 
 const closedError = () => new FlowaggError(LOG_CLOSED, 'the thread using this log went away', { retriable: false });
@@ -79,19 +79,24 @@ export function serveLog(log: MessageLog, port: MessagePort): ServedLog {
     [OWNER.commit]: (h: Handle) => settle(h, (txn) => txn.commit())(),
     [OWNER.abort]: (h: Handle) => settle(h, (txn) => txn.abort())(),
     [OWNER.closeTransactional]: (h: Handle) => closeOpened(h),
-    [OWNER.consumer]: (config: ConsumerConfig) => open({ kind: 'consumer', consumer: log.consumer(config) }),
+    [OWNER.consumer]: (config: ConsumerConfig) => open({ kind: 'consumer', consumer: log.consumer(config), seeks: new Map() }),
     [OWNER.subscribe]: (h: Handle, topics: string[]) => get(h, 'consumer').consumer.subscribe(topics),
     [OWNER.run]: (h: Handle) => get(h, 'consumer').consumer.run({
       eachBatch: (batch: Batch) => {
         const packed = pack(batch.records);
-        return peer.call(CLIENT.batch, [h, { ...batch, records: packed }], transferOf(packed));
+        const seeks = get(h, 'consumer').seeks.get(seekKey(batch)) ?? 0;
+        return peer.call(CLIENT.batch, [h, { ...batch, records: packed, seeks }], transferOf(packed));
       },
       onAssign: (tps: readonly TopicPartition[]) => (gone ? undefined : peer.call(CLIENT.assign, [h, tps])),
       onRevoke: (tps: readonly TopicPartition[]) => (gone ? undefined : peer.call(CLIENT.revoke, [h, tps])),
       onFailure: (err: unknown) => void peer.call(CLIENT.failure, [h, toWire(err)]).catch(() => undefined),
     }),
     [OWNER.commitOffsets]: (h: Handle, offsets: TopicPartitionOffset[]) => get(h, 'consumer').consumer.commit(offsets),
-    [OWNER.seek]: (h: Handle, target: TopicPartitionOffset) => get(h, 'consumer').consumer.seek(target),
+    [OWNER.seek]: (h: Handle, target: TopicPartitionOffset) => {
+      const o = get(h, 'consumer');
+      o.consumer.seek(target);
+      o.seeks.set(seekKey(target), (o.seeks.get(seekKey(target)) ?? 0) + 1);
+    },
     [OWNER.pause]: (h: Handle, tps: TopicPartition[]) => get(h, 'consumer').consumer.pause(tps),
     [OWNER.resume]: (h: Handle, tps: TopicPartition[]) => get(h, 'consumer').consumer.resume(tps),
     [OWNER.stop]: (h: Handle) => closeOpened(h),
