@@ -15,7 +15,7 @@ export const CLIENT = { batch: 'batch', assign: 'assign', revoke: 'revoke', fail
 export type Handle = number;
 
 /**
- * A partition's key in the count of seeks applied, which every batch the owner sends carries: a batch
+ * A partition's key in the count of seeks received, which every batch the owner sends carries: a batch
  * that counts fewer seeks than the client made was fetched from before the last one (client-consumer.ts).
  */
 export const seekKey = (tp: { readonly topic: string; readonly partition: number }): string => `${tp.topic}\u0000${tp.partition}`;

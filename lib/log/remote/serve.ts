@@ -94,8 +94,11 @@ export function serveLog(log: MessageLog, port: MessagePort): ServedLog {
     [OWNER.commitOffsets]: (h: Handle, offsets: TopicPartitionOffset[]) => get(h, 'consumer').consumer.commit(offsets),
     [OWNER.seek]: (h: Handle, target: TopicPartitionOffset) => {
       const o = get(h, 'consumer');
-      o.consumer.seek(target);
+      // Counted as received, whether or not it applies: the count orders batches against seeks. Counted only
+      // when applied, a seek kafkajs refused held every later batch of the partition stale for good (chaos
+      // seed 427472); one the owner refuses moves nothing, so the batches after it are where they were.
       o.seeks.set(seekKey(target), (o.seeks.get(seekKey(target)) ?? 0) + 1);
+      o.consumer.seek(target);
     },
     [OWNER.pause]: (h: Handle, tps: TopicPartition[]) => get(h, 'consumer').consumer.pause(tps),
     [OWNER.resume]: (h: Handle, tps: TopicPartition[]) => get(h, 'consumer').consumer.resume(tps),
