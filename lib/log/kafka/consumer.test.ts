@@ -9,6 +9,8 @@ import { LOG_CONSUMER_STATE } from '../errors.js';
 import type { KafkaCluster } from './cluster.js';
 import { KafkaConsumer } from './consumer.js';
 
+const coordinatorNotFound = () => Object.assign(new Error('Failed to find group coordinator'), { name: 'KafkaJSGroupCoordinatorNotFound' });
+
 const EVENTS = { GROUP_JOIN: 'consumer.group_join', CRASH: 'consumer.crash', COMMIT_OFFSETS: 'consumer.commit_offsets' } as const;
 
 interface Commit {
@@ -18,7 +20,9 @@ interface Commit {
 }
 
 /** `running()`: whether kafkajs's runner runs, so that commitOffsets commits (and reports it) or silently does nothing. */
-function standIn(running: () => boolean = () => true, joins = true) {
+/** `joins`: whether kafkajs's run() joins the group, or crashes for good; a function of the run's number from 1. */
+function standIn(running: () => boolean = () => true, joins: boolean | ((run: number) => boolean) = true) {
+  let runs = 0;
   const listeners = new Map<string, (event: { payload: unknown }) => void>();
   let disconnects = 0;
   const emit = (name: string, payload: unknown) => listeners.get(name)?.({ payload });
@@ -27,7 +31,11 @@ function standIn(running: () => boolean = () => true, joins = true) {
     on: (name: string, listener: (event: { payload: unknown }) => void) => void listeners.set(name, listener),
     connect: async () => {},
     subscribe: async () => {},
-    run: async () => (joins ? emit(EVENTS.GROUP_JOIN, { memberAssignment: {} }) : emit(EVENTS.CRASH, { error: new Error('no coordinator'), restart: false })),
+    run: async () => {
+      runs++;
+      if (typeof joins === 'function' ? joins(runs) : joins) emit(EVENTS.GROUP_JOIN, { memberAssignment: {} });
+      else emit(EVENTS.CRASH, { error: typeof joins === 'function' ? coordinatorNotFound() : new Error('no coordinator'), restart: false });
+    },
     disconnect: async () => void disconnects++,
     commitOffsets: async (offsets: readonly Commit[]) => {
       // kafkajs's Runner.commitOffsets returns at once when not running; the offset manager reports what it committed.
@@ -38,7 +46,7 @@ function standIn(running: () => boolean = () => true, joins = true) {
   };
   let options: { retry: { restartOnFailure: (err: Error) => Promise<boolean> } } | undefined;
   const cluster = { config: { sessionTimeout: 30_000 }, kafka: { consumer: (o: typeof options) => ((options = o), kafkajs) }, track: () => () => {}, checkOpen: () => {} } as unknown as KafkaCluster;
-  return { cluster, disconnects: () => disconnects, restartOnFailure: () => options!.retry.restartOnFailure(new Error('the broker went away')), crash: (restart: boolean) => emit(EVENTS.CRASH, { error: new Error('the coordinator is gone'), restart }) };
+  return { cluster, runs: () => runs, disconnects: () => disconnects, restartOnFailure: () => options!.retry.restartOnFailure(new Error('the broker went away')), crash: (restart: boolean) => emit(EVENTS.CRASH, { error: new Error('the coordinator is gone'), restart }) };
 }
 
 test('a crash kafkajs does not restart from reaches onFailure; one it restarts from does not', async () => {
@@ -72,6 +80,15 @@ test('a run() that fails stops the consumer: kafkajs is disconnected and restart
   await assert.rejects(consumer.run({ eachBatch: async () => {} }), /joining the consumer group.*no coordinator/);
   assert.equal(disconnects(), 1);
   assert.equal(await restartOnFailure(), false);
+});
+
+test('a group coordinator kafkajs gave up finding before the first join (a broker just started) is looked for again', async () => {
+  const { cluster, runs } = standIn(() => true, (run) => run >= 3);
+  const consumer = new KafkaConsumer(cluster, { groupId: 'g' });
+  await consumer.subscribe(['t']);
+  await consumer.run({ eachBatch: async () => {} });
+  assert.equal(runs(), 3, 'kafkajs run again after each crash, until it joined');
+  await consumer.stop();
 });
 
 test('a commit kafkajs resolves without making it (its consumer restarting after a crash) fails, to be tried again', async () => {

@@ -37,6 +37,14 @@ const FETCH_MAX_BYTES = 32 * 2 ** 20;
 
 type ConsumerState = 'created' | 'subscribed' | 'running' | 'stopping' | 'stopped';
 
+/** How long a consumer waits before joining again after kafkajs gave up on the group's coordinator. */
+const REJOIN_DELAY_MS = 1000;
+
+/** kafkajs's crash for a group coordinator not (yet) there, which it does not restart from. */
+function coordinatorNotReady(error: unknown): boolean {
+  return (error as { name?: string } | null)?.name === 'KafkaJSGroupCoordinatorNotFound';
+}
+
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 /** kafkajs reports committed offsets as Longs or strings: String() of each is the decimal. (Kafka's topic names have no '/'.) */
 const commitKey = (topic: string, partition: number, offset: unknown) => `${topic}/${partition}@${String(offset)}`;
@@ -102,8 +110,12 @@ export class KafkaConsumer implements Consumer {
     });
     this.consumer.on(this.consumer.events.CRASH, (event) => {
       const { error, restart } = event.payload;
-      logger.warn({ groupId: config.groupId, err: error, restart }, restart ? 'Kafka consumer failed, rejoining the group' : 'Kafka consumer failed and stopped');
-      if (restart) return;
+      // kafkajs gives up on a group coordinator not found, though a broker just started elects one within
+      // seconds (chaos seed 349851: ingest's first start on fresh topics, "coordinator loading", then this).
+      const rejoin = !restart && !this.hasJoined && this.state === 'running' && coordinatorNotReady(error);
+      logger.warn({ groupId: config.groupId, err: error, restart: restart || rejoin }, restart || rejoin ? 'Kafka consumer failed, rejoining the group' : 'Kafka consumer failed and stopped');
+      if (rejoin) void this.runAgain().catch((err: unknown) => failed(kafkaError(err, 'joining the consumer group', { groupId: config.groupId })));
+      if (restart || rejoin) return;
       // Before the first join this fails run(); after it, only the owner can act on it.
       if (!this.hasJoined) failed(kafkaError(error, 'joining the consumer group', { groupId: config.groupId }));
       else if (this.state === 'running') this.handlers?.onFailure?.(kafkaError(error, 'consuming', { groupId: config.groupId }));
@@ -173,14 +185,7 @@ export class KafkaConsumer implements Consumer {
       await kafkaCall('subscribing a Kafka consumer', context, () =>
         this.consumer.subscribe({ topics: this.topics, fromBeginning: (this.config.startFrom ?? 'earliest') === 'earliest' }),
       );
-      await kafkaCall('joining the consumer group', context, () =>
-        this.consumer.run({
-          autoCommit: false,
-          eachBatchAutoResolve: false,
-          partitionsConsumedConcurrently: 4,
-          eachBatch: (payload) => this.deliver(payload),
-        }),
-      );
+      await kafkaCall('joining the consumer group', context, () => this.consumer.run(this.runOptions));
       await this.joined;
       await this.assignmentSettled;
     } catch (err) {
@@ -188,6 +193,19 @@ export class KafkaConsumer implements Consumer {
       await this.stop();
       throw err;
     }
+  }
+
+  private readonly runOptions = {
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    partitionsConsumedConcurrently: 4,
+    eachBatch: (payload: EachBatchPayload) => this.deliver(payload),
+  };
+
+  /** kafkajs's consumer, stopped by a crash before the first join, run again after a pause (unless stop() came). */
+  private async runAgain(): Promise<void> {
+    await sleep(REJOIN_DELAY_MS);
+    if (this.state === 'running' && !this.hasJoined) await this.consumer.run(this.runOptions);
   }
 
   private isPaused(topic: string, partition: number): boolean {
