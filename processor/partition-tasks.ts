@@ -27,9 +27,8 @@ export class PartitionTasks {
   readonly #tasks = new Map<number, PartitionTask>();
   /** Per partition, the end of its last open or close: the next one waits for it. */
   readonly #queues = new Map<number, Promise<void>>();
-  /** Partitions with an open retrying in the background. */
-  readonly #retrying = new Set<number>();
-  readonly #retries = new Set<Promise<void>>();
+  /** Per partition, its open retrying in the background. */
+  readonly #retries = new Map<number, Promise<void>>();
   #stopping = new AbortController();
   /** Partitions whose final commit failed since the last reset(). */
   readonly unfinished = new Set<number>();
@@ -81,13 +80,11 @@ export class PartitionTasks {
    * and then with a backoff while the log fails; ends when the partition is no longer assigned.
    */
   reopen(partition: number, firstDelayMs: number | 'backoff'): void {
-    if (this.#retrying.has(partition)) return;
-    this.#retrying.add(partition);
-    const retry = this.#retry(partition, firstDelayMs).catch((err: unknown) => this.deps.logger.error({ partition, err }, 'opening the partition failed')).finally(() => {
-      this.#retrying.delete(partition);
-      this.#retries.delete(retry);
-    });
-    this.#retries.add(retry);
+    if (this.#retries.has(partition)) return;
+    const retry = this.#retry(partition, firstDelayMs)
+      .catch((err: unknown) => this.deps.logger.error({ partition, err }, 'opening the partition failed'))
+      .finally(() => this.#retries.delete(partition));
+    this.#retries.set(partition, retry);
   }
 
   /** A task whose commit failed: opened again from its changelog and committed offset, unless another instance fenced it. */
@@ -119,7 +116,7 @@ export class PartitionTasks {
   /** The stop began: the retries end, and an open still running closes what it opens. */
   async abort(): Promise<void> {
     this.#stopping.abort();
-    await Promise.all(this.#retries);
+    await Promise.all(this.#retries.values());
   }
 
   /** Closes every task left (the consumer's stop revokes what it can), committing what it applied. */

@@ -10,7 +10,7 @@ import { fromWire, type WireError } from '../../thread/wire-error.js';
 import { LOG_CONSUMER_STATE, LOG_STALE_BATCH } from '../errors.js';
 import type { Batch, Consumer, ConsumerConfig, ConsumerHandlers, LogRecord, TopicPartition } from '../types.js';
 import { type PackedRecords, unpackBatchRecords, unpackLogRecords } from './packing.js';
-import { type Handle, OWNER, seekKey } from './protocol.js';
+import { type Handle, OWNER, SeekCounts } from './protocol.js';
 
 type Call = (method: string, args: readonly unknown[]) => Promise<unknown>;
 
@@ -19,8 +19,8 @@ interface Entry {
   readonly unpack: (p: PackedRecords) => LogRecord[];
   handlers: ConsumerHandlers | undefined;
   assigned: TopicPartition[];
-  /** Per partition, the seeks made here: the owner counts the ones it applied in each batch. */
-  readonly seeks: Map<string, number>;
+  /** Per partition, the seeks made here: each batch carries the ones the owner received. */
+  readonly seeks: SeekCounts;
 }
 
 const same = (a: TopicPartition) => (b: TopicPartition) => a.topic === b.topic && a.partition === b.partition;
@@ -38,7 +38,7 @@ export class RemoteConsumers {
   constructor(private readonly call: Call) {}
 
   open(config: ConsumerConfig): Consumer {
-    const entry: Entry = { unpack: config.valuesInPlace === true ? unpackBatchRecords : unpackLogRecords, handlers: undefined, assigned: [], seeks: new Map() };
+    const entry: Entry = { unpack: config.valuesInPlace === true ? unpackBatchRecords : unpackLogRecords, handlers: undefined, assigned: [], seeks: new SeekCounts() };
     const handle = this.call(OWNER.consumer, [config]).then((h) => {
       this.#entries.set(h as Handle, entry);
       return h as Handle;
@@ -55,7 +55,7 @@ export class RemoteConsumers {
       commit: (offsets) => call(OWNER.commitOffsets, offsets),
       seek: (target) => {
         checkAssigned(entry, 'seek', [target]);
-        entry.seeks.set(seekKey(target), (entry.seeks.get(seekKey(target)) ?? 0) + 1);
+        entry.seeks.count(target);
         post(OWNER.seek, target);
       },
       pause: (tps) => {
@@ -81,7 +81,7 @@ export class RemoteConsumers {
     // the seek's offset and its own (chaos seed 194679, Proxy: a rebuilt task took the batch its failed
     // predecessor had been refused, two records of the partition never forwarded). Refused, the owner
     // delivers from the new position instead.
-    if (seeks < (entry.seeks.get(seekKey(batch)) ?? 0)) {
+    if (seeks < entry.seeks.of(batch)) {
       throw new FlowaggError(LOG_STALE_BATCH, `a batch of ${batch.topic}-${batch.partition} was fetched before the last seek; the partition is read again from where the seek moved it`, { retriable: true });
     }
     await this.#handlers(h).eachBatch({ ...rest, records: entry.unpack(batch.records) });

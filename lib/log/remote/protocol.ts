@@ -14,8 +14,21 @@ export const CLIENT = { batch: 'batch', assign: 'assign', revoke: 'revoke', fail
 
 export type Handle = number;
 
+const seekKey = (tp: { readonly topic: string; readonly partition: number }): string => `${tp.topic}\u0000${tp.partition}`;
+
 /**
- * A partition's key in the count of seeks received, which every batch the owner sends carries: a batch
- * that counts fewer seeks than the client made was fetched from before the last one (client-consumer.ts).
+ * Per partition, the seeks counted so far: the ones the client made, or the ones the owner received, which
+ * every batch it sends carries. A batch counting fewer than the client made was fetched before its last
+ * seek (client-consumer.ts).
  */
-export const seekKey = (tp: { readonly topic: string; readonly partition: number }): string => `${tp.topic}\u0000${tp.partition}`;
+export class SeekCounts {
+  readonly #counts = new Map<string, number>();
+
+  of(tp: { readonly topic: string; readonly partition: number }): number {
+    return this.#counts.get(seekKey(tp)) ?? 0;
+  }
+
+  count(tp: { readonly topic: string; readonly partition: number }): void {
+    this.#counts.set(seekKey(tp), this.of(tp) + 1);
+  }
+}

@@ -12,7 +12,7 @@ import { toWire } from '../../thread/wire-error.js';
 import { LOG_CLOSED } from '../errors.js';
 import type { Admin, Batch, Consumer, ConsumerConfig, FetchOptions, MessageLog, Producer, Reader, ReaderConfig, TopicPartition, TopicPartitionOffset, Transaction, TransactionalProducer } from '../types.js';
 import { type PackedRecords, pack, transferOf, unpackProduceRecords } from './packing.js';
-import { CLIENT, type Handle, OWNER, seekKey } from './protocol.js';
+import { CLIENT, type Handle, OWNER, SeekCounts } from './protocol.js';
 import { type PackedRun, unpackRun } from './packing-runs.js';
 
 export interface ServedLog {
@@ -23,7 +23,7 @@ type Opened =
   | { readonly kind: 'producer'; readonly producer: Producer }
   | { readonly kind: 'transactional'; readonly producer: TransactionalProducer }
   | { readonly kind: 'transaction'; readonly txn: Transaction; readonly producer: Handle; done: boolean }
-  | { readonly kind: 'consumer'; readonly consumer: Consumer; readonly seeks: Map<string, number> }
+  | { readonly kind: 'consumer'; readonly consumer: Consumer; readonly seeks: SeekCounts }
   | { readonly kind: 'reader'; readonly reader: Reader };
 
 const closedError = () => new FlowaggError(LOG_CLOSED, 'the thread using this log went away', { retriable: false });
@@ -79,25 +79,27 @@ export function serveLog(log: MessageLog, port: MessagePort): ServedLog {
     [OWNER.commit]: (h: Handle) => settle(h, (txn) => txn.commit())(),
     [OWNER.abort]: (h: Handle) => settle(h, (txn) => txn.abort())(),
     [OWNER.closeTransactional]: (h: Handle) => closeOpened(h),
-    [OWNER.consumer]: (config: ConsumerConfig) => open({ kind: 'consumer', consumer: log.consumer(config), seeks: new Map() }),
+    [OWNER.consumer]: (config: ConsumerConfig) => open({ kind: 'consumer', consumer: log.consumer(config), seeks: new SeekCounts() }),
     [OWNER.subscribe]: (h: Handle, topics: string[]) => get(h, 'consumer').consumer.subscribe(topics),
-    [OWNER.run]: (h: Handle) => get(h, 'consumer').consumer.run({
-      eachBatch: (batch: Batch) => {
-        const packed = pack(batch.records);
-        const seeks = get(h, 'consumer').seeks.get(seekKey(batch)) ?? 0;
-        return peer.call(CLIENT.batch, [h, { ...batch, records: packed, seeks }], transferOf(packed));
-      },
-      onAssign: (tps: readonly TopicPartition[]) => (gone ? undefined : peer.call(CLIENT.assign, [h, tps])),
-      onRevoke: (tps: readonly TopicPartition[]) => (gone ? undefined : peer.call(CLIENT.revoke, [h, tps])),
-      onFailure: (err: unknown) => void peer.call(CLIENT.failure, [h, toWire(err)]).catch(() => undefined),
-    }),
+    [OWNER.run]: (h: Handle) => {
+      const { consumer, seeks } = get(h, 'consumer');
+      return consumer.run({
+        eachBatch: (batch: Batch) => {
+          const packed = pack(batch.records);
+          return peer.call(CLIENT.batch, [h, { ...batch, records: packed, seeks: seeks.of(batch) }], transferOf(packed));
+        },
+        onAssign: (tps: readonly TopicPartition[]) => (gone ? undefined : peer.call(CLIENT.assign, [h, tps])),
+        onRevoke: (tps: readonly TopicPartition[]) => (gone ? undefined : peer.call(CLIENT.revoke, [h, tps])),
+        onFailure: (err: unknown) => void peer.call(CLIENT.failure, [h, toWire(err)]).catch(() => undefined),
+      });
+    },
     [OWNER.commitOffsets]: (h: Handle, offsets: TopicPartitionOffset[]) => get(h, 'consumer').consumer.commit(offsets),
     [OWNER.seek]: (h: Handle, target: TopicPartitionOffset) => {
       const o = get(h, 'consumer');
       // Counted as received, whether or not it applies: the count orders batches against seeks. Counted only
       // when applied, a seek kafkajs refused held every later batch of the partition stale for good (chaos
       // seed 427472); one the owner refuses moves nothing, so the batches after it are where they were.
-      o.seeks.set(seekKey(target), (o.seeks.get(seekKey(target)) ?? 0) + 1);
+      o.seeks.count(target);
       o.consumer.seek(target);
     },
     [OWNER.pause]: (h: Handle, tps: TopicPartition[]) => get(h, 'consumer').consumer.pause(tps),
