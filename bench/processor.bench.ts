@@ -10,8 +10,9 @@
 // profile of each processing run (not of writing the input) to DIR/<mode>-<flows>-<case>.cpuprofile.
 // PROCESSOR_BENCH_MAINTENANCE=10s runs the log's retention and compaction that often (default 60 s, the
 // log's own default), so that a run of a minute or two holds the passes a long-running processor has.
-// PROCESSOR_BENCH_MODES=Proxy,Floor runs only the cases of those modes (Aggregate, Proxy, Floor); with
-// none of them (PROCESSOR_BENCH_MODES=memory) only the memory per flow is measured.
+// PROCESSOR_BENCH_MODES=Proxy,Floor runs only the cases of those modes (Core, Aggregate, Proxy, Floor;
+// Core is the aggregation alone, with no log: bench/processor-core.ts); with none of them
+// (PROCESSOR_BENCH_MODES=memory) only the memory per flow is measured.
 // Each case starts on pages freed a moment before (bench/page-cache.ts); PROCESSOR_BENCH_PAGES=cold runs
 // it on what the machine gives, and each case's note says the kernel's share of its CPU.
 import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -32,13 +33,14 @@ import { aggregatorSettings, waitCaughtUp } from '../processor/testing/fakes.js'
 import { componentLogger } from '../lib/telemetry/logger.js';
 import { type BenchResult, type Benchmark, type CpuSplit, cpuOfRun } from './types.js';
 import { copyThrough } from './log-floor.js';
+import { aggregateInMemory } from './processor-core.js';
 import { reportsFreePages, warmPageCache } from './page-cache.js';
 
 const NODES = 6;
 const RECORDS_PER_HALF = 5;
 const SIZES = (process.env.PROCESSOR_BENCH_FLOWS ?? '100000,1000000').split(',').map(Number);
 const TARGETS: Record<string, Record<number, number>> = { aggregate: { 100_000: 250_000, 1_000_000: 200_000 }, proxy: { 100_000: 300_000, 1_000_000: 300_000 } };
-const MODES = (process.env.PROCESSOR_BENCH_MODES ?? 'Aggregate,Proxy,Floor').split(',');
+const MODES = (process.env.PROCESSOR_BENCH_MODES ?? 'Core,Aggregate,Proxy,Floor').split(',');
 const WARM_PAGES = process.env.PROCESSOR_BENCH_PAGES !== 'cold';
 
 const workload = (flows: number): Workload => antreaWorkload({ nodes: NODES, flows, recordsPerHalf: RECORDS_PER_HALF, seed: 7, ipv6Share: 0.1 });
@@ -218,6 +220,19 @@ const bench: Benchmark = async (log) => {
     const m = bytesPerFlow(flows);
     log(`${m.flows} flows: ${Math.round(m.bytes)} bytes per flow`);
     results.push({ name: `processor memory per active flow, ${flows.toLocaleString('en-US')} flows`, value: m.bytes, unit: 'bytes', note: `heap + typed arrays after GC, ${m.flows.toLocaleString('en-US')} flows in one partition's store; target at most 1,024` });
+  }
+  if (MODES.includes('Core')) {
+    for (const flows of SIZES) {
+      const run = aggregateInMemory(workload(flows));
+      const name = `processor aggregate, ${flows.toLocaleString('en-US')} active flows, the aggregation alone (no log)`;
+      log(`${name}: ${Math.round(run.perCpuSecond).toLocaleString('en-US')} records per CPU-s, ${run.flows} flows held, ${run.outputs} outputs, ${run.changelog} changelog records`);
+      results.push({
+        name,
+        value: run.perCpuSecond,
+        unit: 'records per CPU-second',
+        note: `${run.records.toLocaleString('en-US')} records scanned from memory and aggregated, outputs and checkpoints taken as the processor takes them; ${Math.round(run.kernelShare * 100)} % of the CPU in the kernel; ${run.outputs.toLocaleString('en-US')} outputs, ${run.changelog.toLocaleString('en-US')} changelog records`,
+      });
+    }
   }
   if (!CASES.some((c) => MODES.includes(c.mode))) return results;
   for (const flows of SIZES) {

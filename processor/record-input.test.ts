@@ -13,4 +13,7 @@ test('a source id is the exporter address and observation domain, the same strin
   assert.equal(of('fd00::1', 7), 'fd00::1/7');
   assert.equal(of('10.0.0.1', 7), first, 'a source seen before, after others');
   assert.equal(of('10.0.0.1', 8), '10.0.0.1/8');
+  assert.equal(of('10.0.0.1', 8), '10.0.0.1/8', 'the same source twice in a row');
+  assert.equal(of('10.0.0.2', 8), '10.0.0.2/8', 'after it, another address of the same length and domain');
+  assert.equal(of('10.0.0.2', 9), '10.0.0.2/9', 'after it, the same address in another domain');
 });

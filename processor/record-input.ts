@@ -113,17 +113,27 @@ const MAX_REMEMBERED_SOURCES = 65_536;
 export class SourceIds {
   private readonly byHash = new Map<number, Source[]>();
   private remembered = 0;
+  /** The source of the record before: ingest writes each connection's records in runs, so most records repeat it. */
+  private last: Source | undefined;
 
   of(r: ScannedRecord): string {
     const start = r.start[R.exporterAddress]!;
     const end = start < 0 ? start : start + r.length[R.exporterAddress]!;
     const domain = r.num0(R.observationDomainId);
     const b = r.buf;
+    const last = this.last;
+    if (last !== undefined && last.domain === domain && last.address.length === end - start && sameBytes(b, start, last.address)) return last.id;
+    const source = this.find(b, start, end, domain);
+    this.last = source;
+    return source.id;
+  }
+
+  private find(b: Buffer, start: number, end: number, domain: number): Source {
     let hash = Math.imul(0x811c9dc5 ^ domain, 16777619);
     for (let i = start; i < end; i++) hash = Math.imul(hash ^ b[i]!, 16777619);
     let bucket = this.byHash.get(hash);
     if (bucket !== undefined) {
-      for (const s of bucket) if (s.domain === domain && s.address.length === end - start && sameBytes(b, start, s.address)) return s.id;
+      for (const s of bucket) if (s.domain === domain && s.address.length === end - start && sameBytes(b, start, s.address)) return s;
     }
     if (this.remembered >= MAX_REMEMBERED_SOURCES) {
       this.byHash.clear();
@@ -131,11 +141,11 @@ export class SourceIds {
       bucket = undefined;
     }
     const address = start < 0 ? Buffer.alloc(0) : Buffer.from(b.subarray(start, end));
-    const id = `${latin1(address, 0, address.length)}/${domain}`;
+    const source = { address, domain, id: `${latin1(address, 0, address.length)}/${domain}` };
     if (bucket === undefined) this.byHash.set(hash, (bucket = []));
-    bucket.push({ address, domain, id });
+    bucket.push(source);
     this.remembered++;
-    return id;
+    return source;
   }
 }
 

@@ -87,7 +87,7 @@ class Forwarder {
   }
 
   forward(record: LogRecord, r: ScannedRecord, changes: ProxyChanges): ProduceRecord {
-    const out = r.current ? spliceRecord(r, changes, this.header, this.out) : referenceProxy(record.value!, changes, this.reader, this.writer);
+    const out = r.spliceable ? spliceRecord(r, changes, this.header, this.out) : referenceProxy(record.value!, changes, this.reader, this.writer);
     return { key: record.key ?? Buffer.from(flowKeyString(r), 'latin1'), value: out };
   }
 }
@@ -98,6 +98,8 @@ export class AggregateWork implements PartitionWork {
   badRecords = 0;
   passedThrough = 0;
   private readonly r = new ScannedRecord();
+  /** A NetFlow record passed through is scanned again, with the positions splicing needs (records aggregated go without). */
+  private readonly passing = new ScannedRecord(true);
   private readonly reportBad: (record: LogRecord, err: unknown) => void;
   private readonly forwarder: Forwarder;
   private readonly unchanged = new ProxyChanges();
@@ -129,7 +131,8 @@ export class AggregateWork implements PartitionWork {
     if (isNetflow(r)) {
       // Not an Antrea half: never correlated nor aggregated, and no source of the partition's clock.
       if (this.pending >= this.deps.budget) return false;
-      ag.passThrough(this.forwarder.forward(record, r, this.unchanged));
+      scanValue(this.deps.scanner, record, this.passing);
+      ag.passThrough(this.forwarder.forward(record, this.passing, this.unchanged));
       this.passedThrough++;
       return true;
     }
@@ -172,7 +175,7 @@ export class ProxyWork implements PartitionWork {
   readonly mode = 'proxy';
   badRecords = 0;
   readonly passedThrough = 0;
-  private readonly r = new ScannedRecord();
+  private readonly r = new ScannedRecord(true);
   private readonly changes = new ProxyChanges();
   private readonly forwarder: Forwarder;
   private outputs: ProduceRecord[] = [];

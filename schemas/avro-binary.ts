@@ -63,6 +63,16 @@ export function copyBytes(dst: Uint8Array, dv: DataView, p: number, src: Uint8Ar
   return p + len;
 }
 
+/** Writes all of src at dst[p..]; a short one byte by byte, where a native copy's call costs more. */
+export function writeAll(dst: Uint8Array, p: number, src: Uint8Array): number {
+  if (src.length >= NATIVE_COPY) {
+    dst.set(src, p);
+    return p + src.length;
+  }
+  for (let k = 0; k < src.length; k++) dst[p + k] = src[k]!;
+  return p + src.length;
+}
+
 /** n zero bytes: the encoding of n absent (null) fields in a row. */
 export function writeZeros(dst: Uint8Array, dv: DataView, p: number, n: number): number {
   let i = 0;

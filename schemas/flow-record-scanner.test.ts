@@ -39,12 +39,12 @@ test('the compiled scanner finds every field avsc decodes, on random records', (
   const scanner = new FlowRecordScanner();
   const writer = flowRecordWriter();
   const reader = flowRecordReader();
-  const r = new ScannedRecord();
+  const r = new ScannedRecord(true);
   for (let n = 0; n < 300; n++) {
     const random = FLOW_RECORD_TYPE.random() as unknown as FlowRecord;
     const value = writer.encode(random);
     scanner.scan(value, r);
-    assert.equal(r.current, true);
+    assert.equal(r.spliceable, true);
     assertSame(r, reader.decode(value));
     // `at` delimits each field: re-encoding field i alone gives the bytes between at[i] and at[i + 1].
     const i = FIELD.sourcePodName!;
@@ -54,11 +54,26 @@ test('the compiled scanner finds every field avsc decodes, on random records', (
   }
 });
 
-test('a value among other bytes (a record left in its batch) scans as the value alone', () => {
+test('a record that asks for no positions (the default) reads the same values, cannot be spliced and leaves `at` as it was', () => {
   const scanner = new FlowRecordScanner();
   const writer = flowRecordWriter();
   const reader = flowRecordReader();
   const r = new ScannedRecord();
+  r.at.fill(-7);
+  for (let n = 0; n < 100; n++) {
+    const value = writer.encode(FLOW_RECORD_TYPE.random() as unknown as FlowRecord);
+    scanner.scan(value, r);
+    assert.equal(r.spliceable, false);
+    assertSame(r, reader.decode(value));
+  }
+  assert.ok(r.at.every((p) => p === -7));
+});
+
+test('a value among other bytes (a record left in its batch) scans as the value alone', () => {
+  const scanner = new FlowRecordScanner();
+  const writer = flowRecordWriter();
+  const reader = flowRecordReader();
+  const r = new ScannedRecord(true);
   for (let n = 0; n < 100; n++) {
     const value = writer.encode(FLOW_RECORD_TYPE.random() as unknown as FlowRecord);
     const batch = Buffer.concat([Buffer.from([1, 2, 3, 4, 5, 6, 7]), value, Buffer.from([0, 2, 9])]);
@@ -95,11 +110,11 @@ test('an older writer schema (fields missing, one extra, another order) is read 
   const reader = flowRecordReader(undefined, history);
   const type = avro.Type.forSchema(older as avro.Schema);
   const writer = new AvroWriter<FlowRecord>(type, older);
-  const r = new ScannedRecord();
+  const r = new ScannedRecord(true);
   for (let n = 0; n < 50; n++) {
     const value = writer.encode({ ...(type.random() as unknown as FlowRecord), sourcePodName: `pod-${n}` });
     scanner.scan(value, r);
-    assert.equal(r.current, false);
+    assert.equal(r.spliceable, false);
     const decoded = reader.decode(value);
     assertSame(r, decoded);
     assert.equal(r.text(FIELD.sourcePodName!), `pod-${n}`);

@@ -7,7 +7,9 @@
 //             -1 when null or absent
 //   length[i] its length in bytes (extras: num[i] holds the item count)
 //   at[i]     the offset where field i's encoding starts (its union index), at[FIELD_COUNT] the body's
-//             end; only for values written with the current schema (`current`), for splicing
+//             end; only for values written with the current schema into a record that asked for
+//             positions (`spliceable`), for splicing. A record that never splices goes without: storing
+//             them is a fifth of a scan.
 // No object, string or Buffer is made per record: callers decode only the strings they need
 // (buf.utf8Slice(start, start + length)) and copy byte ranges as they are. The reference path is avsc
 // (flowRecordReader), and flow-record-scanner.test.ts checks both agree on random records.
@@ -54,6 +56,9 @@ export function latin1(b: Buffer, start: number, end: number): string {
 const CONFLUENT_HEADER = 5;
 
 export class ScannedRecord {
+  /** `positions`: whether scans fill `at`, which only splicing needs (proxy mode, a pass-through). */
+  constructor(readonly positions = false) {}
+
   readonly num = new Float64Array(FIELD_COUNT);
   readonly start = new Int32Array(FIELD_COUNT);
   readonly length = new Int32Array(FIELD_COUNT);
@@ -64,8 +69,8 @@ export class ScannedRecord {
   bodyStart = 0;
   /** Offset after the value: buf may hold other records' bytes after it. */
   end = 0;
-  /** Whether it was written with the current schema: `at` is valid and byte ranges can be spliced. */
-  current = false;
+  /** Whether `at` is valid and byte ranges can be spliced: written with the current schema and scanned with positions. */
+  spliceable = false;
 
   /** A string field's value ("" when null). */
   text(i: number): string {
@@ -136,20 +141,26 @@ function zzInto(b: Buffer, p: number, out: Float64Array, i: number): void {
   out[i] = (v >>> 1) ^ -(v & 1);
 }
 
-/** The rest of a varint beyond its first 28 bits `low`, in floats, into out[i]. */
+/**
+ * The rest of a varint beyond its first 28 bits `low`, into out[i]: the next 28 bits in int arithmetic too
+ * (times in ms and counters end there), the last two bytes of a 64-bit value in floats.
+ */
 function zzLong(b: Buffer, p: number, low: number, out: Float64Array, i: number): void {
-  let v = low;
-  let scale = 2 ** 28;
-  for (let k = 4; k < 10; k++) {
-    const c = b[p++];
-    // Past the end of the buffer c is undefined: the loop ends and the caller's bounds check fails.
-    if (c === undefined) break;
+  let hi = 0;
+  let shift = 0;
+  let c = 0x80;
+  // Past the end of the buffer c is undefined: the loops end and the caller's bounds check fails.
+  for (let k = 0; k < 4 && c >= 0x80; k++, shift += 7) {
+    c = b[p++]!;
+    hi |= (c & 0x7f) << shift;
+  }
+  let v = low + (hi >>> 0) * 2 ** 28;
+  for (let scale = 2 ** 56; c >= 0x80 && scale < 2 ** 70; scale *= 0x80) {
+    c = b[p++]!;
     v += (c & 0x7f) * scale;
-    scale *= 0x80;
-    if (c < 0x80) break;
   }
   END[0] = p;
-  out[i] = v % 2 === 1 ? -((v + 1) / 2) : v / 2;
+  out[i] = (low & 1) === 1 ? -((v + 1) / 2) : v / 2;
 }
 
 /** Skips an array of ExtraField records (pen long, id int, value bytes) at p; returns where it ends, the item count in END[0]. */
@@ -212,7 +223,7 @@ const helpers = { zz, zzInto, skipExtras, END };
 const varint = (target: string) => `c = b[p]; if (c < 0x80) { ${target}(c >>> 1) ^ -(c & 1); p++; } else { ${target}zz(b, p); p = END[0]; }`;
 
 /** r.num[i] = the zig-zag varint at p, p moved past it, without boxing a long value. */
-const numVarint = (i: number) => `c = b[p]; if (c < 0x80) { r.num[${i}] = (c >>> 1) ^ -(c & 1); p++; } else { zzInto(b, p, r.num, ${i}); p = END[0]; }`;
+const numVarint = (i: number) => `c = b[p]; if (c < 0x80) { num[${i}] = (c >>> 1) ^ -(c & 1); p++; } else { zzInto(b, p, num, ${i}); p = END[0]; }`;
 
 // ---- code generation ----
 
@@ -227,11 +238,11 @@ function valueCode(t: AvscType, i: number, path: string): string {
       return store ? numVarint(i) : varint('v = ');
     case 'string':
     case 'bytes':
-      return `${varint('v = ')} if (v < 0) return -1; ${store ? `r.start[${i}] = p; r.length[${i}] = v; ` : ''}p += v;`;
+      return `${varint('v = ')} if (v < 0) return -1; ${store ? `start[${i}] = p; length[${i}] = v; ` : ''}p += v;`;
     case 'fixed':
-      return `${store ? `r.start[${i}] = p; r.length[${i}] = ${t.size!}; ` : ''}p += ${t.size!};`;
+      return `${store ? `start[${i}] = p; length[${i}] = ${t.size!}; ` : ''}p += ${t.size!};`;
     case 'array':
-      return `{ ${store ? `r.start[${i}] = p; ` : ''}const q = skipExtras(b, p, end); if (q < 0) return -1; ${store ? `r.length[${i}] = q - p; r.num[${i}] = END[0]; ` : ''}p = q; }`;
+      return `{ ${store ? `start[${i}] = p; ` : ''}const q = skipExtras(b, p, end); if (q < 0) return -1; ${store ? `length[${i}] = q - p; num[${i}] = END[0]; ` : ''}p = q; }`;
     default:
       if (t.underlyingType !== undefined) return valueCode(t.underlyingType, i, path);
       throw new Error(`${path}: the scanner cannot read Avro type ${t.typeName}`);
@@ -240,7 +251,7 @@ function valueCode(t: AvscType, i: number, path: string): string {
 
 /** A null field: no value, no bytes (its length is left as it was: readers check start first). */
 function nullCode(i: number): string {
-  return i < 0 ? '' : `r.num[${i}] = NaN; r.start[${i}] = -1;`;
+  return i < 0 ? '' : `num[${i}] = NaN; start[${i}] = -1;`;
 }
 
 function fieldCode(t: AvscType, i: number, name: string): string {
@@ -250,26 +261,28 @@ function fieldCode(t: AvscType, i: number, name: string): string {
   return `{ const u = b[p++]; if (u === 0) { ${nullCode(i)} } else if (u === 2) { ${valueCode(branches[1]!, i, name)} } else return -1; }`;
 }
 
-function compileScanner(schema: unknown, current: boolean): ScanBody {
+/** A scan of `schema`'s bodies; `positions` (the current schema only) fills `at` too. */
+function compileScanner(schema: unknown, positions: boolean): ScanBody {
   const type = avro.Type.forSchema(schema as avro.Schema) as unknown as { fields: { name: string; type: AvscType }[] };
   const present = new Set<number>();
   const lines: string[] = [];
   for (const f of type.fields) {
     const i = FIELD[f.name] ?? -1;
     if (i >= 0) present.add(i);
-    if (current) lines.push(`r.at[${i}] = p;`);
+    if (positions) lines.push(`at[${i}] = p;`);
     lines.push(fieldCode(f.type, i, f.name));
   }
   // Fields of the current schema the writer does not have: null, whatever the last record held.
   const absent = FLOW_RECORD_FIELDS.map((_, i) => i).filter((i) => !present.has(i));
-  if (current) lines.push(`r.at[${FIELD_COUNT}] = p;`);
-  const body = ['let c = 0, v = 0;', ...absent.map(nullCode), ...lines, 'return p;'].join('\n');
-  return compileFunction<ScanBody>(current ? 'scanFlowRecord' : 'scanOlderFlowRecord', ['b', 'p', 'end', 'r'], body, helpers);
+  if (positions) lines.push(`at[${FIELD_COUNT}] = p;`);
+  const body = ['let c = 0, v = 0;', 'const num = r.num, start = r.start, length = r.length, at = r.at;', ...absent.map(nullCode), ...lines, 'return p;'].join('\n');
+  return compileFunction<ScanBody>(positions ? 'scanFlowRecordPositions' : 'scanFlowRecord', ['b', 'p', 'end', 'r'], body, helpers);
 }
 
 interface Writer {
   readonly scan: ScanBody;
-  readonly current: boolean;
+  /** The current schema's scan that fills `at` as well; undefined for older writers, which cannot be spliced. */
+  readonly scanPositions: ScanBody | undefined;
 }
 
 /**
@@ -297,7 +310,7 @@ export class FlowRecordScanner {
     let writer = this.byFingerprint.get(fingerprint);
     if (writer === undefined) {
       const current = schema === FLOW_RECORD_SCHEMA;
-      writer = { scan: compileScanner(schema, current), current };
+      writer = { scan: compileScanner(schema, false), scanPositions: current ? compileScanner(schema, true) : undefined };
       this.byFingerprint.set(fingerprint, writer);
     }
     if (confluentId !== undefined) this.byConfluentId.set(confluentId, writer);
@@ -328,8 +341,9 @@ export class FlowRecordScanner {
     r.buf = buf;
     r.bodyStart = offset;
     r.end = end;
-    r.current = writer.current;
-    const bodyEnd = writer.scan(buf, offset, end, r);
+    const scanPositions = r.positions ? writer.scanPositions : undefined;
+    r.spliceable = scanPositions !== undefined;
+    const bodyEnd = (scanPositions ?? writer.scan)(buf, offset, end, r);
     if (bodyEnd !== end) {
       throw new FlowaggError(SCHEMA_BAD_BODY, bodyEnd < 0 || bodyEnd > end ? 'Avro body malformed or truncated' : `${end - bodyEnd} trailing bytes after the Avro body`);
     }

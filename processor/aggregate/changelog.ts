@@ -19,9 +19,11 @@
 // the partition to its end and applies every record in order (restore.ts). Version 1 (before the clock
 // had sources) is not read: its state is refused, with the way out (a replay) in the message.
 import { FlowaggError } from '../../lib/errors.js';
+import { writeAll } from '../../schemas/avro-binary.js';
 import type { RecordBuffer } from '../../schemas/record-buffer.js';
 import { latin1, utf8 } from '../../schemas/flow-record-scanner.js';
 import { PROCESSOR_STATE_CORRUPT } from '../errors.js';
+import { EMPTY_ID } from './intern.js';
 import { F_PEER_WAIT, F_WIDTH, I_INTERNED_END, I_SERVICE_PORT, I_UUID, I_WIDTH, U_DIRTY, U_WIDTH } from './columns.js';
 import type { FlowStore } from './store.js';
 
@@ -57,7 +59,9 @@ export function encodeKey(flowKey: string, identity: boolean, out: RecordBuffer)
   out.reserve(flowKey.length + 1);
   const o = out.buf;
   const start = out.pos;
-  let p = start + o.write(flowKey, start, 'latin1');
+  let p = start;
+  // A key is at most 38 bytes: copied in the loop, not through Buffer.write's native call.
+  for (let k = 0; k < flowKey.length; k++) o[p++] = flowKey.charCodeAt(k);
   if (identity) o[p++] = IDENTITY_SUFFIX;
   out.pos = p;
   return o.subarray(start, p);
@@ -84,12 +88,20 @@ export function encodeStats(store: FlowStore, slot: number, out: RecordBuffer): 
   return o.subarray(start, p);
 }
 
+/** A column's Avro encoding in the pool: as a string (text columns) or as bytes (addresses, UUIDs). */
+function columnEncoding(pool: FlowStore['pool'], c: number, id: number): Buffer {
+  return isTextColumn(c) ? pool.avroString(id) : pool.avroBytes(id);
+}
+
 export function encodeIdentity(store: FlowStore, slot: number, out: RecordBuffer): Buffer {
   const pool = store.pool;
   const ids = store.i32;
   const at = slot * I_WIDTH;
   let room = 2;
-  for (let c = 0; c < I_INTERNED_END; c++) room += (isTextColumn(c) ? pool.avroString(ids[at + c]!) : pool.avroBytes(ids[at + c]!)).length;
+  for (let c = 0; c < I_INTERNED_END; c++) {
+    const id = ids[at + c]!;
+    room += id === EMPTY_ID ? 1 : columnEncoding(pool, c, id).length;
+  }
   out.reserve(room);
   const o = out.buf;
   let p = out.pos;
@@ -97,9 +109,9 @@ export function encodeIdentity(store: FlowStore, slot: number, out: RecordBuffer
   o[p++] = VERSION;
   o[p++] = KIND_IDENTITY;
   for (let c = 0; c < I_INTERNED_END; c++) {
-    const encoded = isTextColumn(c) ? pool.avroString(ids[at + c]!) : pool.avroBytes(ids[at + c]!);
-    o.set(encoded, p);
-    p += encoded.length;
+    const id = ids[at + c]!;
+    if (id === EMPTY_ID) o[p++] = 0;
+    else p = writeAll(o, p, columnEncoding(pool, c, id));
   }
   out.pos = p;
   return o.subarray(start, p);

@@ -2,6 +2,7 @@
 // the missing side's Pod identity for a flow that was never correlated (an inter-Node deny flow, or a
 // half whose peer never came), the Pod labels, and with includeK8sUIDs the Service and Egress-Node UIDs.
 // Done once per flow, as Antrea does, and kept in the flow's state (so a restore does not look up again).
+import type { PodInfo } from '../../lib/k8s/metadata.js';
 import { labelsOf, nodeNamed, type MetadataOptions, podAt, serviceOfPortName, uidBytes } from '../metadata-fill.js';
 import {
   F_START, F_WIDTH, I_DESTINATION_LABELS, I_DESTINATION_NODE_NAME, I_DESTINATION_POD_NAME, I_DESTINATION_POD_NAMESPACE, I_EGRESS_NODE_NAME,
@@ -25,33 +26,31 @@ function sideAddress(store: FlowStore, slot: number, side: 0 | 1): string {
 export function decorateFlow(store: FlowStore, slot: number, options: MetadataOptions, fillIdentity: boolean): boolean {
   const start = store.f64[slot * F_WIDTH + F_START]!;
   let changed = false;
-  const set = (column: number, text: string) => {
-    if (store.setInterned(slot, column, text)) changed = true;
-  };
-  ([0, 1] as const).forEach((side) => {
+  for (const side of [0, 1] as const) {
     const c = SIDES[side];
     const address = sideAddress(store, slot, side);
-    if (fillIdentity && store.text(slot, c.pod) === '') {
-      const pod = podAt(options, address, start);
-      if (pod !== undefined) {
-        set(c.pod, pod.name);
-        set(c.namespace, pod.namespace);
-        set(c.node, pod.nodeName);
-        if (options.includeK8sUIDs) {
-          set(c.podUuid, uidBytes(pod.uid));
-          const node = nodeNamed(options, pod.nodeName);
-          if (node !== undefined) set(c.nodeUuid, uidBytes(node.uid));
-        }
-      }
-    }
-    set(c.labels, labelsOf(options, store.text(slot, c.pod), store.text(slot, c.namespace), address, start));
-  });
+    if (fillIdentity && store.text(slot, c.pod) === '') changed = fillPod(store, slot, c, podAt(options, address, start), options) || changed;
+    changed = store.setInterned(slot, c.labels, labelsOf(options, store.text(slot, c.pod), store.text(slot, c.namespace), address, start)) || changed;
+  }
   if (options.includeK8sUIDs) {
     const service = serviceOfPortName(options, store.text(slot, I_SERVICE_PORT_NAME));
-    if (service !== undefined) set(uuidColumn('destinationServiceUUID'), uidBytes(service.uid));
+    if (service !== undefined) changed = store.setInterned(slot, uuidColumn('destinationServiceUUID'), uidBytes(service.uid)) || changed;
     const egressNode = nodeNamed(options, store.text(slot, I_EGRESS_NODE_NAME));
-    if (egressNode !== undefined) set(uuidColumn('egressNodeUUID'), uidBytes(egressNode.uid));
+    if (egressNode !== undefined) changed = store.setInterned(slot, uuidColumn('egressNodeUUID'), uidBytes(egressNode.uid)) || changed;
   }
   return changed;
 }
 
+/** A side's Pod identity from the Pod that had its address; returns whether anything changed. */
+function fillPod(store: FlowStore, slot: number, c: (typeof SIDES)[number], pod: PodInfo | undefined, options: MetadataOptions): boolean {
+  if (pod === undefined) return false;
+  let changed = store.setInterned(slot, c.pod, pod.name);
+  changed = store.setInterned(slot, c.namespace, pod.namespace) || changed;
+  changed = store.setInterned(slot, c.node, pod.nodeName) || changed;
+  if (options.includeK8sUIDs) {
+    changed = store.setInterned(slot, c.podUuid, uidBytes(pod.uid)) || changed;
+    const node = nodeNamed(options, pod.nodeName);
+    if (node !== undefined) changed = store.setInterned(slot, c.nodeUuid, uidBytes(node.uid)) || changed;
+  }
+  return changed;
+}

@@ -51,6 +51,8 @@ export class ExpiryHeap {
 
   /** Queues a slot, or moves it to its new deadline. */
   set(slot: number, deadline: number, seq: number): void {
+    // Most records of a flow leave its next deadline (the active one) as it was: nothing moves.
+    if (this.position[slot] !== NOT_QUEUED && this.deadline[slot] === deadline && this.seq[slot] === seq) return;
     this.deadline[slot] = deadline;
     this.seq[slot] = seq;
     let i = this.position[slot]!;

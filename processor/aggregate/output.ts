@@ -10,7 +10,7 @@
 // schema that writes the Avro bytes straight from the store rows (interned strings keep their encoding).
 // output.test.ts checks both give the same bytes.
 import { compileFunction } from '../../lib/ipfix/codegen.js';
-import { writeLong } from '../../schemas/avro-binary.js';
+import { writeAll, writeLong } from '../../schemas/avro-binary.js';
 import type { RecordBuffer } from '../../schemas/record-buffer.js';
 import { framingHeader, type AvroFraming } from '../../schemas/avro.js';
 import { FLOW_RECORD_FIELDS, FLOW_RECORD_SCHEMA, FLOW_RECORD_TYPE, type FlowRecord } from '../../schemas/flow-record.js';
@@ -142,11 +142,6 @@ function writeFixed(o: Uint8Array, p: number, bytes: string, size: number): numb
   return p + size;
 }
 
-function writeBuffer(o: Uint8Array, p: number, b: Buffer): number {
-  o.set(b, p);
-  return p + b.length;
-}
-
 const union = (code: string) => `o[p++] = 2; ${code}`;
 
 function fieldCode(s: Source): string | Buffer {
@@ -201,6 +196,6 @@ export function compileOutputEncoder(framing: AvroFraming = { kind: 'single-obje
   flush();
   lines.push('out.valueEnd = out.pos = p;');
   return compileFunction<OutputEncoder>('encodeAggregatedFlow', ['store', 'slot', 'exportTime', 'out'], lines.join('\n'), {
-    ...consts, wl: writeLong, wb: writeBuffer, wf: writeFixed, kf: keyFamily, ka: keyAddress, kp: keyPort, kq: keyProtocol, src: flowSource, F_WIDTH, I_WIDTH, U_WIDTH,
+    ...consts, wl: writeLong, wb: writeAll, wf: writeFixed, kf: keyFamily, ka: keyAddress, kp: keyPort, kq: keyProtocol, src: flowSource, F_WIDTH, I_WIDTH, U_WIDTH,
   });
 }

@@ -14,7 +14,7 @@ const header = proxyHeader();
 const OFF: MetadataOptions = { metadata: undefined, podLabels: false, includeK8sUIDs: false };
 
 function proxied(value: Buffer, options: MetadataOptions = OFF): { out: Buffer; record: FlowRecord; reference: Buffer } {
-  const r = new ScannedRecord();
+  const r = new ScannedRecord(true);
   scanner.scan(value, r);
   const c = new ProxyChanges();
   proxyChanges(r, options, c);
@@ -77,9 +77,9 @@ describe('proxy mode', () => {
     const input = flowRecordWriter().encode({ ...flowRecord(agent({ flowType: 1, tcpControlBits: 0x1b, vlanId: 42 })), extras });
     const { out, record } = proxied(input);
     assert.deepEqual(record.extras.map((x) => ({ pen: x.pen, id: x.id, value: x.value })), extras);
-    const r = new ScannedRecord();
+    const r = new ScannedRecord(true);
     scanner.scan(input, r);
-    const o = new ScannedRecord();
+    const o = new ScannedRecord(true);
     scanner.scan(out, o);
     const range = (s: ScannedRecord, name: string) => s.buf.subarray(s.at[FIELD[name]!], s.at[FIELD[name]! + 1]);
     for (const name of ['extras', 'tcpControlBits', 'vlanId', 'sourceIPv4Address', 'flowStartMilliseconds', 'exportTime', 'sequenceNumber', 'receiveTime']) {
