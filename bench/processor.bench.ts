@@ -25,6 +25,7 @@ import { openEmbeddedLog } from '../lib/log/embedded/index.js';
 import type { MessageLog, ProduceRecord } from '../lib/log/types.js';
 import { FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
 import { Aggregator } from '../processor/aggregate/aggregator.js';
+import { ChangelogRecords } from '../processor/aggregate/changelog-records.js';
 import { compileOutputEncoder } from '../processor/aggregate/output.js';
 import { processorConfig } from '../processor/config.js';
 import { createProcessor } from '../processor/index.js';
@@ -33,7 +34,7 @@ import { aggregatorSettings, waitCaughtUp } from '../processor/testing/fakes.js'
 import { componentLogger } from '../lib/telemetry/logger.js';
 import { type BenchResult, type Benchmark, type CpuSplit, cpuOfRun } from './types.js';
 import { copyThrough } from './log-floor.js';
-import { aggregateInMemory } from './processor-core.js';
+import { aggregateInMemory, encodeAll } from './processor-core.js';
 import { reportsFreePages, warmPageCache } from './page-cache.js';
 
 const NODES = 6;
@@ -168,11 +169,11 @@ function firstRecordsMemory(flows: number, ag?: Aggregator): number {
     ag.process(r);
     if (n % 20_000 === 0) {
       ag.takeOutputs();
-      ag.takeCheckpoint([], 0, n);
+      ag.takeCheckpoint(new ChangelogRecords(0), n);
     }
   }
   ag?.takeOutputs();
-  ag?.takeCheckpoint([], 0, 0);
+  ag?.takeCheckpoint(new ChangelogRecords(0), 0);
   return memory() - before;
 }
 
@@ -223,7 +224,7 @@ const bench: Benchmark = async (log) => {
   }
   if (MODES.includes('Core')) {
     for (const flows of SIZES) {
-      const run = aggregateInMemory(workload(flows));
+      const run = aggregateInMemory(encodeAll(workload(flows)));
       const name = `processor aggregate, ${flows.toLocaleString('en-US')} active flows, the aggregation alone (no log)`;
       log(`${name}: ${Math.round(run.perCpuSecond).toLocaleString('en-US')} records per CPU-s, ${run.flows} flows held, ${run.outputs} outputs, ${run.changelog} changelog records`);
       results.push({

@@ -16,6 +16,7 @@
 // task failed: the runtime rebuilds the partition from its changelog and its committed offset.
 import type { LogRecord, ProduceRecord, Transaction, TransactionalProducer } from '../lib/log/types.js';
 import type { Logger } from '../lib/telemetry/logger.js';
+import { ChangelogRecords } from './aggregate/changelog-records.js';
 import { processorMetrics } from './metrics.js';
 import type { PartitionWork } from './work.js';
 
@@ -35,9 +36,12 @@ export interface TaskSettings {
   readonly onCommitted?: (outputs: number) => void;
 }
 
+/** Changelog records sent in one call: a slice small enough to die in the young generation. */
+const CHANGELOG_SLICE = 10_000;
+
 interface Snapshot {
   readonly outputs: ProduceRecord[];
-  readonly changelog: ProduceRecord[];
+  readonly changelog: ChangelogRecords;
   readonly checkpoint: boolean;
   readonly offset: number;
 }
@@ -152,15 +156,15 @@ export class PartitionTask {
     await this.inflight;
     if (this.failed || this.closed) return;
     const outputs = this.work.takeOutputs();
-    const changelog: ProduceRecord[] = [];
+    const changelog = new ChangelogRecords(this.partition);
     const checkpoint = checkpointAsked || this.checkpointDue();
     const nothingNew = outputs.length === 0 && this.position === this.committedPosition && !(checkpoint && this.work.changed > 0);
     this.lastCommitAt = this.settings.now();
     if (nothingNew) return;
     if (checkpoint) {
-      this.work.takeCheckpoint(changelog, this.partition, this.position);
+      this.work.takeCheckpoint(changelog, this.position);
       this.lastCheckpointAt = this.lastCommitAt;
-    } else this.work.takeProgress(changelog, this.partition, this.position);
+    } else this.work.takeProgress(changelog, this.position);
     this.uncommitted = 0;
     this.inflight = this.transact({ outputs, changelog, checkpoint, offset: this.position });
   }
@@ -172,7 +176,10 @@ export class PartitionTask {
       const txn = this.txn ?? (await this.producer.begin());
       this.txn = txn;
       if (s.outputs.length > 0) await txn.send(settings.outputTopic, s.outputs);
-      if (s.changelog.length > 0) await txn.send(settings.changelogTopic, s.changelog);
+      // A slice at a time: its records are made as it is sent, and are garbage once the log has them.
+      for (let from = 0; from < s.changelog.length; from += CHANGELOG_SLICE) {
+        await txn.send(settings.changelogTopic, s.changelog.produceRecords(from, Math.min(s.changelog.length, from + CHANGELOG_SLICE)));
+      }
       await txn.sendOffsets(settings.groupId, [{ topic: settings.inputTopic, partition: this.partition, offset: s.offset }]);
       await txn.commit();
       this.txn = undefined;

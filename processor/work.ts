@@ -14,6 +14,7 @@ import { clockTickTime } from '../schemas/clock-tick.js';
 import { flowRecordReader, flowRecordWriter } from '../schemas/flow-record.js';
 import { type FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
 import { Aggregator, type AggregatorSettings } from './aggregate/aggregator.js';
+import type { ChangelogRecords } from './aggregate/changelog-records.js';
 import { compileOutputEncoder } from './aggregate/output.js';
 import type { MetadataOptions } from './metadata-fill.js';
 import { ProxyChanges, proxyChanges, proxyHeader, referenceProxy, spliceRecord } from './proxy/transform.js';
@@ -30,10 +31,10 @@ export interface PartitionWork {
   flush(): boolean;
   /** Output records since the last call. */
   takeOutputs(): ProduceRecord[];
-  /** A checkpoint of the state for processor.state partition `partition`, committed with input offset `inputOffset` (changelog.ts). */
-  takeCheckpoint(out: ProduceRecord[], partition: number, inputOffset: number): void;
+  /** A checkpoint of the state for `out`'s partition of processor.state, committed with input offset `inputOffset` (changelog.ts). */
+  takeCheckpoint(out: ChangelogRecords, inputOffset: number): void;
   /** The progress record of a commit that takes no checkpoint. */
-  takeProgress(out: ProduceRecord[], partition: number, inputOffset: number): void;
+  takeProgress(out: ChangelogRecords, inputOffset: number): void;
   /** Output records waiting for a commit. */
   readonly pending: number;
   /** Changelog records waiting for the next checkpoint. */
@@ -150,12 +151,12 @@ export class AggregateWork implements PartitionWork {
     return this.aggregator.takeOutputs();
   }
 
-  takeCheckpoint(out: ProduceRecord[], partition: number, inputOffset: number): void {
-    this.aggregator.takeCheckpoint(out, partition, inputOffset);
+  takeCheckpoint(out: ChangelogRecords, inputOffset: number): void {
+    this.aggregator.takeCheckpoint(out, inputOffset);
   }
 
-  takeProgress(out: ProduceRecord[], partition: number, inputOffset: number): void {
-    this.aggregator.takeProgress(out, partition, inputOffset);
+  takeProgress(out: ChangelogRecords, inputOffset: number): void {
+    this.aggregator.takeProgress(out, inputOffset);
   }
 
   get pending(): number {

@@ -5,6 +5,7 @@ import type { FlowRecord } from '../../schemas/flow-record.js';
 import type { MetadataOptions } from '../metadata-fill.js';
 import { aggregatorSettings, decodeOutput, type RecordSpec, scanned, staticMetadata } from '../testing/fakes.js';
 import { Aggregator, type AggregatorSettings } from './aggregator.js';
+import { ChangelogRecords } from './changelog-records.js';
 import { compileOutputEncoder } from './output.js';
 import { StateRestore } from './state-restore.js';
 const NO_METADATA: MetadataOptions = { metadata: undefined, podLabels: false, includeK8sUIDs: false };
@@ -397,12 +398,12 @@ describe('state through the changelog', () => {
         let commits = 0;
         let checkpointAt = 0;
         const commit = (n: number) => {
-          const entries: { key: Buffer; value: Buffer | null }[] = [];
+          const entries = new ChangelogRecords(0);
           if (commits++ % checkpointEvery === 0) {
-            ag.takeCheckpoint(entries as never, 0, n + 1);
+            ag.takeCheckpoint(entries, n + 1);
             checkpointAt = n + 1;
-          } else ag.takeProgress(entries as never, 0, n + 1);
-          changelog.push(...entries.map((e) => ({ key: Buffer.from(e.key), value: e.value === null ? null : Buffer.from(e.value) })));
+          } else ag.takeProgress(entries, n + 1);
+          changelog.push(...entries.produceRecords().map((e) => ({ key: Buffer.from(e.key!), value: e.value === null ? null : Buffer.from(e.value) })));
           outputs.push(...ag.takeOutputs().map((o) => (o.value as Buffer).toString('hex')));
         };
         for (let n = 0; n < specs.length; n++) {
@@ -433,12 +434,11 @@ describe('state through the changelog', () => {
     feed(ag, workload().slice(0, 200));
     const flows = ag.flows;
     ag.takeOutputs();
-    const first: { key: Buffer; value: Buffer | null }[] = [];
-    ag.takeCheckpoint(first as never, 0, 200);
+    ag.takeCheckpoint(new ChangelogRecords(0), 200);
     ag.discard();
-    const after: { key: Buffer; value: Buffer | null }[] = [];
-    ag.takeCheckpoint(after as never, 0, 0);
-    assert.equal(after.filter((e) => e.value === null).length, 2 * flows + 1, 'both keys of every flow, and the one source of the clock');
+    const after = new ChangelogRecords(0);
+    ag.takeCheckpoint(after, 0);
+    assert.equal(after.produceRecords().filter((e) => e.value === null).length, 2 * flows + 1, 'both keys of every flow, and the one source of the clock');
     assert.deepEqual([ag.flows, ag.takeOutputs().length, ag.watermark], [0, 0, 0]);
   });
 });

@@ -36,6 +36,7 @@ import {
   awaitsPeer, hasNewData, LONE_EXPORTED, LONE_PENDING, ON_EXPORTED, ON_GAVE_UP, ON_PEER, ON_RECORD, PENDING, transition, WAITING,
 } from './lifecycle.js';
 import type { OutputEncoder } from './output.js';
+import type { ChangelogRecords } from './changelog-records.js';
 import { aggregate, correlate, createFlow, resetAfterExport } from './rules.js';
 import { FlowStore } from './store.js';
 
@@ -338,18 +339,18 @@ export class Aggregator {
   }
 
   /**
-   * Appends a checkpoint to `out`, for partition `partition` of processor.state: what changed since the
-   * last one, tombstones first, then one stats and one identity record per flow whose part changed (a flow
-   * deleted and created again in between ends with its new state), the clock's sources that changed (a
-   * forgotten one as a tombstone), then the watermark record, which holds `inputOffset`, the input offset
-   * committed with it, and the progress record.
+   * Appends a checkpoint to `out` (its partition of processor.state): what changed since the last one,
+   * tombstones first, then one stats and one identity record per flow whose part changed (a flow deleted
+   * and created again in between ends with its new state), the clock's sources that changed (a forgotten
+   * one as a tombstone), then the watermark record, which holds `inputOffset`, the input offset committed
+   * with it, and the progress record.
    */
-  takeCheckpoint(out: ProduceRecord[], partition: number, inputOffset: number): void {
-    for (const key of this.tombstones) out.push({ key, value: null, partition });
+  takeCheckpoint(out: ChangelogRecords, inputOffset: number): void {
+    for (const key of this.tombstones) out.push(key, null);
     this.tombstones = [];
     const clock = this.clock.takeChanges();
-    for (const id of clock.forgotten) out.push({ key: sourceKey(id), value: null, partition });
-    for (const s of clock.changed) out.push({ key: sourceKey(s.id), value: encodeSource(s.eventTime, s.receivedAt), partition });
+    for (const id of clock.forgotten) out.push(sourceKey(id), null);
+    for (const s of clock.changed) out.push(sourceKey(s.id), encodeSource(s.eventTime, s.receivedAt));
     const { store } = this;
     for (const slot of store.takeDirty()) {
       const at = slot * U_WIDTH + U_DIRTY;
@@ -357,18 +358,28 @@ export class Aggregator {
       if (bits === 0) continue;
       store.u8[at] = 0;
       const key = store.keys[slot]!;
-      const b = this.changelogBuffer;
-      if (bits & DIRTY_STATS) out.push({ key: encodeKey(key, false, b), value: encodeStats(store, slot, b), partition });
-      if (bits & DIRTY_IDENTITY) out.push({ key: encodeKey(key, true, b), value: encodeIdentity(store, slot, b), partition });
+      if (bits & DIRTY_STATS) this.pushFlowRecord(out, key, false, slot);
+      if (bits & DIRTY_IDENTITY) this.pushFlowRecord(out, key, true, slot);
     }
     const checkpoint: Checkpoint = { watermark: this.clock.now, received: this.clock.received, nextSeq: this.nextSeq, inputOffset, outputs: this.emitted };
-    out.push({ key: WATERMARK_KEY, value: encodeWatermark(checkpoint), partition });
-    this.takeProgress(out, partition, inputOffset);
+    out.push(WATERMARK_KEY, encodeWatermark(checkpoint));
+    this.takeProgress(out, inputOffset);
+  }
+
+  /** A flow's stats or identity record, encoded into the changelog's buffer, where `out` keeps its ranges. */
+  private pushFlowRecord(out: ChangelogRecords, flowKey: string, identity: boolean, slot: number): void {
+    const b = this.changelogBuffer;
+    const keyStart = encodeKey(flowKey, identity, b);
+    // The value may start a new chunk of the buffer: the key stays where it was written.
+    const keyChunk = b.buf;
+    const keyEnd = b.pos;
+    const valueStart = identity ? encodeIdentity(this.store, slot, b) : encodeStats(this.store, slot, b);
+    out.pushRange(keyChunk, keyStart, keyEnd, b.buf, valueStart, b.pos);
   }
 
   /** Appends the progress record of a commit at `inputOffset` to `out`: every output made so far is committed with it or before. */
-  takeProgress(out: ProduceRecord[], partition: number, inputOffset: number): void {
-    out.push({ key: PROGRESS_KEY, value: encodeProgress({ inputOffset, outputs: Math.max(this.emitted, this.committedOutputs) }), partition });
+  takeProgress(out: ChangelogRecords, inputOffset: number): void {
+    out.push(PROGRESS_KEY, encodeProgress({ inputOffset, outputs: Math.max(this.emitted, this.committedOutputs) }));
   }
 
   /**

@@ -18,11 +18,18 @@ function storedFlow(): { store: FlowStore; slot: number } {
   return { store, slot };
 }
 
+/** A flow's stats record, as encodeStats writes it. */
+function statsValue(store: FlowStore, slot: number): Buffer {
+  const b = new RecordBuffer();
+  const start = encodeStats(store, slot, b);
+  return Buffer.from(b.buf.subarray(start, b.pos));
+}
+
 const row = (store: FlowStore, slot: number) => [...store.f64.subarray(slot * F_WIDTH, (slot + 1) * F_WIDTH)];
 
 test('a stats record restores every column of the flow', () => {
   const { store, slot } = storedFlow();
-  const value = Buffer.from(encodeStats(store, slot, new RecordBuffer()));
+  const value = statsValue(store, slot);
   const restored = new FlowStore();
   assert.deepEqual(applyChangelogRecord(restored, KEY, value), { kind: 'stats', flowKey: KEY.toString('latin1') });
   const at = restored.slotOf(KEY.toString('latin1'));
@@ -32,7 +39,7 @@ test('a stats record restores every column of the flow', () => {
 
 test('a stats record written before F_PEER_WAIT restores with no wait in receive time; any other length is refused', () => {
   const { store, slot } = storedFlow();
-  const value = Buffer.from(encodeStats(store, slot, new RecordBuffer()));
+  const value = statsValue(store, slot);
   const restored = new FlowStore();
   applyChangelogRecord(restored, KEY, value.subarray(0, value.length - 8));
   const at = restored.slotOf(KEY.toString('latin1'));

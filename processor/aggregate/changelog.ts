@@ -54,8 +54,11 @@ export function identityKey(flowKey: string): Buffer {
   return b;
 }
 
+// The encoders of a flow's records write at out.pos and return where they started: the record is
+// out.buf[start, out.pos) (ChangelogRecords keeps the range, no Buffer is made for it).
+
 /** The changelog key of a flow's stats (the flow key) or identity (flow key + 01), written into `out`. */
-export function encodeKey(flowKey: string, identity: boolean, out: RecordBuffer): Buffer {
+export function encodeKey(flowKey: string, identity: boolean, out: RecordBuffer): number {
   out.reserve(flowKey.length + 1);
   const o = out.buf;
   const start = out.pos;
@@ -64,13 +67,13 @@ export function encodeKey(flowKey: string, identity: boolean, out: RecordBuffer)
   for (let k = 0; k < flowKey.length; k++) o[p++] = flowKey.charCodeAt(k);
   if (identity) o[p++] = IDENTITY_SUFFIX;
   out.pos = p;
-  return o.subarray(start, p);
+  return start;
 }
 
 /** Text columns hold UTF-8; the others (UUIDs, addresses) one byte per character. */
 const isTextColumn = (c: number): boolean => c < I_UUID;
 
-export function encodeStats(store: FlowStore, slot: number, out: RecordBuffer): Buffer {
+export function encodeStats(store: FlowStore, slot: number, out: RecordBuffer): number {
   out.reserve(STATS_LENGTH);
   const o = out.buf;
   const v = out.view;
@@ -85,7 +88,7 @@ export function encodeStats(store: FlowStore, slot: number, out: RecordBuffer): 
   const f = slot * F_WIDTH;
   for (let c = 0; c < F_WIDTH; c++, p += 8) v.setFloat64(p, store.f64[f + c]!, true);
   out.pos = p;
-  return o.subarray(start, p);
+  return start;
 }
 
 /** A column's Avro encoding in the pool: as a string (text columns) or as bytes (addresses, UUIDs). */
@@ -93,7 +96,7 @@ function columnEncoding(pool: FlowStore['pool'], c: number, id: number): Buffer 
   return isTextColumn(c) ? pool.avroString(id) : pool.avroBytes(id);
 }
 
-export function encodeIdentity(store: FlowStore, slot: number, out: RecordBuffer): Buffer {
+export function encodeIdentity(store: FlowStore, slot: number, out: RecordBuffer): number {
   const pool = store.pool;
   const ids = store.i32;
   const at = slot * I_WIDTH;
@@ -114,7 +117,7 @@ export function encodeIdentity(store: FlowStore, slot: number, out: RecordBuffer
     else p = writeAll(o, p, columnEncoding(pool, c, id));
   }
   out.pos = p;
-  return o.subarray(start, p);
+  return start;
 }
 
 const WATERMARK_LENGTH = 42;
