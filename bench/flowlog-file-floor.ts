@@ -20,23 +20,19 @@ export interface FileOnly {
 export async function jsonLinesFileOnly(dir: string): Promise<FileOnly> {
   const file = await LogFile.open({ path: join(dir, 'flows-file-only.log'), maxBytes: 100 * 2 ** 20, maxBackups: 3, maxAgeMs: 0, compress: false, logger: componentLogger('bench').child({}, { level: 'warn' }) });
   const lines = new LineBuffer();
-  let made: { bytes: Buffer; ends: number[] } | undefined;
+  let first: LineBuffer | undefined;
   const makeOnce = (batch: ExportBatch) => {
     const scanned = new ScannedRecord();
-    const first = new LineBuffer();
-    const ends: number[] = [];
-    scanEach(batch, scanned, ({ offset }) => {
-      const end = writeFlowRecordJson(scanned, first);
-      first.end(offset, end);
-      ends.push(end);
-    });
-    return { bytes: Buffer.from(first.bytes(0, first.count)), ends };
+    const made = new LineBuffer();
+    scanEach(batch, scanned, ({ offset }) => made.end(offset, writeFlowRecordJson(scanned, made)));
+    return made;
   };
   return {
     async deliver(batch) {
-      made ??= makeOnce(batch);
-      made.bytes.copy(lines.room(made.bytes.length), 0);
-      for (const [i, end] of made.ends.entries()) lines.end(batch.lastOffset - made.ends.length + 1 + i, end);
+      first ??= makeOnce(batch);
+      first.bytes(0, first.count).copy(lines.room(first.length), 0);
+      // Line i ends where line i + 1 starts.
+      for (let i = 0; i < first.count; i++) lines.end(batch.lastOffset - first.count + 1 + i, first.start(i + 1));
       await file.append(`${batch.topic}/${batch.partition}`, lines, batch.lastOffset + 1);
       lines.clear();
     },

@@ -8,6 +8,8 @@
 import { Aggregator } from '../processor/aggregate/aggregator.js';
 import { ChangelogRecords } from '../processor/aggregate/changelog-records.js';
 import { compileOutputEncoder } from '../processor/aggregate/output.js';
+import { doubled } from '../lib/typed-arrays.js';
+import { CHANGELOG_SLICE } from '../processor/task.js';
 import { processorConfig } from '../processor/config.js';
 import { aggregatorSettings } from '../processor/testing/fakes.js';
 import { FlowRecordScanner, ScannedRecord } from '../schemas/flow-record-scanner.js';
@@ -16,7 +18,6 @@ import type { Workload } from '../simulate/antrea/workload.js';
 import { kernelShare } from './types.js';
 
 const CHUNK_BYTES = 64 << 20;
-const SLICE = 10_000;
 const { commitRecords, checkpointRecords } = processorConfig.parse({ mode: 'Aggregate' }).processor;
 
 export interface CoreRun {
@@ -51,8 +52,8 @@ export function encodeAll(workload: Workload): EncodedInput {
       pos = 0;
     }
     if (count === ends.length) {
-      chunk = grow(chunk);
-      ends = grow(ends);
+      chunk = doubled(chunk);
+      ends = doubled(ends);
     }
     pos += value.copy(chunks[chunks.length - 1]!, pos);
     chunk[count] = chunks.length - 1;
@@ -61,22 +62,17 @@ export function encodeAll(workload: Workload): EncodedInput {
   return { chunks, chunk, ends, count };
 }
 
-function grow(a: Int32Array): Int32Array {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  return b;
-}
-
 export function aggregateInMemory(input: EncodedInput): CoreRun {
   const scanner = new FlowRecordScanner();
   const r = new ScannedRecord();
   const ag = new Aggregator(aggregatorSettings({ maxFlows: 4_000_000 }), compileOutputEncoder(), { metadata: undefined, podLabels: false, includeK8sUIDs: false });
   let outputs = 0;
   let changelog = 0;
+  let sent = 0;
   const checkpoint = (inputOffset: number) => {
     const records = new ChangelogRecords(0);
     ag.takeCheckpoint(records, inputOffset);
-    for (let from = 0; from < records.length; from += SLICE) records.produceRecords(from, Math.min(records.length, from + SLICE));
+    for (const slice of records.slices(CHANGELOG_SLICE)) sent += slice.length;
     changelog += records.length;
   };
   (globalThis as { gc?: () => void }).gc?.();
@@ -93,5 +89,6 @@ export function aggregateInMemory(input: EncodedInput): CoreRun {
   outputs += ag.takeOutputs().length;
   checkpoint(input.count);
   const used = process.cpuUsage(before);
+  if (sent !== changelog) throw new Error(`${sent} changelog records made of ${changelog}`);
   return { records: input.count, perCpuSecond: (input.count * 1e6) / (used.user + used.system), kernelShare: kernelShare(used), outputs, changelog, flows: ag.flows };
 }

@@ -37,7 +37,7 @@ export interface TaskSettings {
 }
 
 /** Changelog records sent in one call: a slice small enough to die in the young generation. */
-const CHANGELOG_SLICE = 10_000;
+export const CHANGELOG_SLICE = 10_000;
 
 interface Snapshot {
   readonly outputs: ProduceRecord[];
@@ -177,9 +177,7 @@ export class PartitionTask {
       this.txn = txn;
       if (s.outputs.length > 0) await txn.send(settings.outputTopic, s.outputs);
       // A slice at a time: its records are made as it is sent, and are garbage once the log has them.
-      for (let from = 0; from < s.changelog.length; from += CHANGELOG_SLICE) {
-        await txn.send(settings.changelogTopic, s.changelog.produceRecords(from, Math.min(s.changelog.length, from + CHANGELOG_SLICE)));
-      }
+      for (const slice of s.changelog.slices(CHANGELOG_SLICE)) await txn.send(settings.changelogTopic, slice);
       await txn.sendOffsets(settings.groupId, [{ topic: settings.inputTopic, partition: this.partition, offset: s.offset }]);
       await txn.commit();
       this.txn = undefined;

@@ -4,6 +4,7 @@
 // records' flowEndSeconds, so receipt minus flowEndSeconds is how long the newest data in it took, the
 // wait for the flow's next export (up to one active timeout, by design) included.
 import { streamFrames } from '../../integration-tests/chaos/testing/collector-file.js';
+import { doubled } from '../../lib/typed-arrays.js';
 import { decodeMessage } from '../../lib/ipfix/decode-message.js';
 import { TemplateStore } from '../../lib/ipfix/template-store.js';
 import type { Template } from '../../lib/ipfix/types.js';
@@ -31,17 +32,11 @@ export async function readReceipts(file: string, from: number): Promise<Receipts
     for (const r of decodeMessage(m.bytes, store).records) {
       let at = flowEnd.get(r.template);
       if (at === undefined) flowEnd.set(r.template, (at = r.template.fields.findIndex((f) => f.ie.name === 'flowEndSeconds')));
-      if (n === latencies.length) [latencies, seconds] = [grow(latencies), grow(seconds)];
+      if (n === latencies.length) [latencies, seconds] = [doubled(latencies), doubled(seconds)];
       latencies[n] = (m.receivedAt - (r.values[at] as number) * 1000) / 1000;
       seconds[n++] = second;
       perSecond[second] = (perSecond[second] ?? 0) + 1;
     }
   });
   return { records: n, perSecond: Array.from(perSecond, (c) => c ?? 0), latencies: latencies.subarray(0, n), seconds: seconds.subarray(0, n) };
-}
-
-function grow<T extends Float64Array | Uint32Array>(a: T): T {
-  const b = new (a.constructor as new (n: number) => T)(a.length * 2);
-  b.set(a);
-  return b;
 }

@@ -1,6 +1,7 @@
 // The views' figures, computed from a range of buckets (rollups.ts). Pure. A key's figures over a range
 // are the sums over its buckets; its `error` adds each bucket's bound: the key's own error where a bucket
 // holds it, the bucket's floor where it does not (it may have been evicted there). Error 0: exact.
+import { doubled } from '../../lib/typed-arrays.js';
 import { type Bucket, type Dimension, SEPARATOR } from './rollups.js';
 import { workloadOf } from './flow-facts.js';
 import type { GraphEdge, GraphNode, GraphView, Ranked, Series, TimeSeriesView } from './api-types.js';
@@ -55,16 +56,11 @@ export class Merged {
   }
 
   #grow(): void {
-    const twice = (a: Float64Array) => {
-      const b = new Float64Array(a.length * 2);
-      b.set(a);
-      return b;
-    };
-    this.bytes = twice(this.bytes);
-    this.packets = twice(this.packets);
-    this.records = twice(this.records);
-    this.error = twice(this.error);
-    this.#floors = twice(this.#floors);
+    this.bytes = doubled(this.bytes);
+    this.packets = doubled(this.packets);
+    this.records = doubled(this.records);
+    this.error = doubled(this.error);
+    this.#floors = doubled(this.#floors);
   }
 
   /** The indexes of the `limit` heaviest keys, heaviest first, without sorting them all. */

@@ -3,6 +3,7 @@
 // from the chunks into its batches, so nothing is made per record. With RunChunks the chunks are reused
 // once the runs in them are released; without, a chunk is never written again.
 import type { RecordRun } from '../../lib/log/types.js';
+import { doubled } from '../../lib/typed-arrays.js';
 import { RecordBuffer } from '../../schemas/record-buffer.js';
 import type { RunChunks } from './run-chunks.js';
 
@@ -49,11 +50,7 @@ export class RunWriter {
       this.#firsts.push(this.#records);
     }
     let at = 3 * this.#records;
-    if (at + 3 > this.#bounds.length) {
-      const grown = new Int32Array(2 * this.#bounds.length);
-      grown.set(this.#bounds);
-      this.#bounds = grown;
-    }
+    if (at + 3 > this.#bounds.length) this.#bounds = doubled(this.#bounds);
     const bounds = this.#bounds;
     bounds[at++] = out.keyStart;
     bounds[at++] = out.keyEnd;

@@ -34,8 +34,9 @@ test('records keep their bytes and order across chunks of the buffer, tombstones
     }
   }
   assert.equal(records.length, expected.length);
-  const sent = [];
-  for (let from = 0; from < records.length; from += 7) sent.push(...records.produceRecords(from, Math.min(records.length, from + 7)));
+  const slices = [...records.slices(7)];
+  assert.deepEqual(slices.map((s) => s.length), [7, 7, 7, 7, 7, 7, 3]);
+  const sent = slices.flat();
   assert.deepEqual(sent.map((r) => [r.key!.toString(), r.value === null ? null : r.value.toString()]), expected);
   assert.ok(sent.every((r) => r.partition === 3));
 });

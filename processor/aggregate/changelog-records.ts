@@ -5,6 +5,7 @@
 // at 1,000,000 flows garbage collection was 30 % of the aggregation (docs/benchmarks.md, "The
 // aggregation alone"). Slices sent one after the other die young.
 import type { ProduceRecord } from '../../lib/log/types.js';
+import { doubled } from '../../lib/typed-arrays.js';
 
 /** Per record: key buffer, key start, key end, value buffer (-1: a tombstone), value start, value end. */
 const FIELDS = 6;
@@ -33,6 +34,11 @@ export class ChangelogRecords {
     else this.add(k, 0, key.length, this.indexOf(value), 0, value.length);
   }
 
+  /** The records as the log takes them, `size` at a time: each slice is made when it is asked for. */
+  *slices(size: number): Generator<ProduceRecord[]> {
+    for (let from = 0; from < this.count; from += size) yield this.produceRecords(from, Math.min(this.count, from + size));
+  }
+
   /** Records [from, to) as the log takes them. */
   produceRecords(from = 0, to = this.count): ProduceRecord[] {
     const out: ProduceRecord[] = [];
@@ -54,11 +60,7 @@ export class ChangelogRecords {
   }
 
   private add(key: number, keyStart: number, keyEnd: number, value: number, valueStart: number, valueEnd: number): void {
-    if ((this.count + 1) * FIELDS > this.bounds.length) {
-      const grown = new Int32Array(this.bounds.length * 2);
-      grown.set(this.bounds);
-      this.bounds = grown;
-    }
+    if ((this.count + 1) * FIELDS > this.bounds.length) this.bounds = doubled(this.bounds);
     const at = this.count++ * FIELDS;
     const b = this.bounds;
     b[at] = key;

@@ -5,6 +5,7 @@
 // Ids are reference-counted: an id nobody holds is freed and reused, so the pool holds only what live
 // flows use and cannot grow without bound. Id 0 is the empty string, never freed.
 import { FlowaggError } from '../../lib/errors.js';
+import { doubled } from '../../lib/typed-arrays.js';
 import { PROCESSOR_STATE_CORRUPT } from '../errors.js';
 
 export const EMPTY_ID = 0;
@@ -41,7 +42,7 @@ export class StringPool {
     let id = this.ids.get(s);
     if (id === undefined) {
       id = this.free.pop() ?? this.strings.length;
-      if (id >= this.refs.length) this.grow();
+      if (id >= this.refs.length) this.refs = doubled(this.refs);
       this.strings[id] = s;
       this.avro[id] = this.avroLatin1[id] = undefined;
       this.ids.set(s, id);
@@ -85,11 +86,5 @@ export class StringPool {
   /** The Avro `bytes` encoding of id's bytes (an address or UUID kept as latin1). */
   avroBytes(id: number): Buffer {
     return (this.avroLatin1[id] ??= avroEncoding(Buffer.from(this.strings[id]!, 'latin1')));
-  }
-
-  private grow(): void {
-    const refs = new Int32Array(this.refs.length * 2);
-    refs.set(this.refs);
-    this.refs = refs;
   }
 }
