@@ -21,7 +21,7 @@
 import { FlowaggError } from '../../lib/errors.js';
 import { writeAll } from '../../schemas/avro-binary.js';
 import type { RecordBuffer } from '../../schemas/record-buffer.js';
-import { latin1, utf8 } from '../../schemas/flow-record-scanner.js';
+import { latin1 } from '../../schemas/flow-record-scanner.js';
 import { PROCESSOR_STATE_CORRUPT } from '../errors.js';
 import { EMPTY_ID } from './intern.js';
 import { F_PEER_WAIT, F_WIDTH, I_INTERNED_END, I_SERVICE_PORT, I_UUID, I_WIDTH, U_DIRTY, U_WIDTH } from './columns.js';
@@ -244,7 +244,7 @@ export function applyChangelogRecord(store: FlowStore, key: Buffer, value: Buffe
       }
       const n = zigzag >>> 1;
       if ((zigzag & 1) !== 0 || p + n > value.length) throw corrupt('bad or truncated length', key);
-      store.setInterned(slot, c, isTextColumn(c) ? utf8(value, p, p + n) : latin1(value, p, p + n));
+      store.setInternedBytes(slot, c, isTextColumn(c) ? 'utf8' : 'latin1', value, p, n);
       p += n;
     }
     if (p !== value.length) throw corrupt(`${value.length - p} trailing bytes`, key);

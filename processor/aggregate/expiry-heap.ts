@@ -1,26 +1,30 @@
 // The expiry queue of a partition's flows: an indexed binary min-heap over slot numbers, in typed
 // arrays, ordered by a flow's next deadline (the earlier of its active and inactive expiry) and then by
 // its creation sequence, so that flows due at the same moment always expire in the same order, after a
-// restore too. `position` maps a slot to its heap index, so a flow's deadline changes in O(log n).
+// restore too. Each slot's deadline, sequence and heap index (`position`, so that a flow's deadline
+// changes in O(log n)) sit side by side in one array: a record's check that its flow's deadline did not
+// move reads one cache line, where three arrays had cost three misses at 100,000 flows and more.
 const NOT_QUEUED = -1;
-
-function copyInto<T extends Int32Array | Float64Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
-}
+const DEADLINE = 0;
+const SEQ = 1;
+const POSITION = 2;
+const WIDTH = 3;
 
 export class ExpiryHeap {
   private heap: Int32Array;
-  private position: Int32Array;
-  private deadline: Float64Array;
-  private seq: Float64Array;
+  /** Per slot: deadline, sequence, heap index (NOT_QUEUED when not queued). */
+  private slots: Float64Array;
   private count = 0;
 
   constructor(capacity: number) {
     this.heap = new Int32Array(capacity);
-    this.position = new Int32Array(capacity).fill(NOT_QUEUED);
-    this.deadline = new Float64Array(capacity);
-    this.seq = new Float64Array(capacity);
+    this.slots = ExpiryHeap.unqueued(capacity);
+  }
+
+  private static unqueued(capacity: number): Float64Array {
+    const slots = new Float64Array(capacity * WIDTH);
+    for (let s = POSITION; s < slots.length; s += WIDTH) slots[s] = NOT_QUEUED;
+    return slots;
   }
 
   get size(): number {
@@ -29,10 +33,12 @@ export class ExpiryHeap {
 
   /** Follows the flow store's growth. */
   grow(capacity: number): void {
-    this.heap = copyInto(this.heap, new Int32Array(capacity));
-    this.position = copyInto(this.position, new Int32Array(capacity).fill(NOT_QUEUED));
-    this.deadline = copyInto(this.deadline, new Float64Array(capacity));
-    this.seq = copyInto(this.seq, new Float64Array(capacity));
+    const heap = new Int32Array(capacity);
+    heap.set(this.heap);
+    this.heap = heap;
+    const slots = ExpiryHeap.unqueued(capacity);
+    slots.set(this.slots);
+    this.slots = slots;
   }
 
   /** The slot due first, or -1. */
@@ -42,43 +48,46 @@ export class ExpiryHeap {
 
   /** Its deadline (Infinity when empty). */
   peekDeadline(): number {
-    return this.count === 0 ? Infinity : this.deadline[this.heap[0]!]!;
+    return this.count === 0 ? Infinity : this.slots[this.heap[0]! * WIDTH + DEADLINE]!;
   }
 
   has(slot: number): boolean {
-    return this.position[slot]! !== NOT_QUEUED;
+    return this.slots[slot * WIDTH + POSITION]! !== NOT_QUEUED;
   }
 
   /** Queues a slot, or moves it to its new deadline. */
   set(slot: number, deadline: number, seq: number): void {
     // Most records of a flow leave its next deadline (the active one) as it was: nothing moves.
-    if (this.position[slot] !== NOT_QUEUED && this.deadline[slot] === deadline && this.seq[slot] === seq) return;
-    this.deadline[slot] = deadline;
-    this.seq[slot] = seq;
-    let i = this.position[slot]!;
+    const { slots } = this;
+    const at = slot * WIDTH;
+    let i = slots[at + POSITION]!;
+    if (i !== NOT_QUEUED && slots[at + DEADLINE] === deadline && slots[at + SEQ] === seq) return;
+    slots[at + DEADLINE] = deadline;
+    slots[at + SEQ] = seq;
     if (i === NOT_QUEUED) {
       i = this.count++;
       this.heap[i] = slot;
-      this.position[slot] = i;
+      slots[at + POSITION] = i;
     }
     this.down(this.up(i));
   }
 
   remove(slot: number): void {
-    const i = this.position[slot]!;
+    const i = this.slots[slot * WIDTH + POSITION]!;
     if (i === NOT_QUEUED) return;
-    this.position[slot] = NOT_QUEUED;
+    this.slots[slot * WIDTH + POSITION] = NOT_QUEUED;
     const last = this.heap[--this.count]!;
     if (i === this.count) return;
     this.heap[i] = last;
-    this.position[last] = i;
+    this.slots[last * WIDTH + POSITION] = i;
     this.down(this.up(i));
   }
 
   private before(a: number, b: number): boolean {
-    const da = this.deadline[a]!;
-    const db = this.deadline[b]!;
-    return da < db || (da === db && this.seq[a]! < this.seq[b]!);
+    const { slots } = this;
+    const da = slots[a * WIDTH + DEADLINE]!;
+    const db = slots[b * WIDTH + DEADLINE]!;
+    return da < db || (da === db && slots[a * WIDTH + SEQ]! < slots[b * WIDTH + SEQ]!);
   }
 
   private up(i: number): number {
@@ -88,11 +97,11 @@ export class ExpiryHeap {
       const p = this.heap[parent]!;
       if (!this.before(slot, p)) break;
       this.heap[i] = p;
-      this.position[p] = i;
+      this.slots[p * WIDTH + POSITION] = i;
       i = parent;
     }
     this.heap[i] = slot;
-    this.position[slot] = i;
+    this.slots[slot * WIDTH + POSITION] = i;
     return i;
   }
 
@@ -107,10 +116,10 @@ export class ExpiryHeap {
       const c = this.heap[child]!;
       if (!this.before(c, slot)) break;
       this.heap[i] = c;
-      this.position[c] = i;
+      this.slots[c * WIDTH + POSITION] = i;
       i = child;
     }
     this.heap[i] = slot;
-    this.position[slot] = i;
+    this.slots[slot * WIDTH + POSITION] = i;
   }
 }

@@ -4,7 +4,7 @@
 //
 // Times are in milliseconds (Antrea's are whole seconds; agents send seconds, so every comparison and
 // integer throughput comes out the same). Throughputs are integer bits per second.
-import { fieldIndex, latin1, type ScannedRecord } from '../../schemas/flow-record-scanner.js';
+import { fieldIndex, type ScannedRecord } from '../../schemas/flow-record-scanner.js';
 import { END_OF_FLOW, FLOW_TYPE_FROM_EXTERNAL, isFromExternalIngressHalf, isSetBytes, R } from '../record-input.js';
 import {
   ADDRESS_FAMILY_FIELDS, ADDRESS_FIELDS, DELTA_FIELDS, DIRTY_IDENTITY, DIRTY_STATS, F_DELTA, F_END, F_NODE_END, F_START, F_THROUGHPUT, F_TOTAL, F_WIDTH,
@@ -44,12 +44,14 @@ export function bitsPerSecond(octets: number, ms: number): number {
   return Number((BigInt(octets) * 8000n) / BigInt(ms));
 }
 
-/** The record's address in one of a column's two family fields: the IPv4 one if set, else the IPv6 one. */
-function addressOf(r: ScannedRecord, [v4, v6]: readonly [number, number]): string {
-  if (isSetBytes(r, v4)) return latin1(r.buf, r.start[v4]!, r.start[v4]! + 4);
-  if (isSetBytes(r, v6)) return latin1(r.buf, r.start[v6]!, r.start[v6]! + 16);
-  return '';
+/** Sets an address column to the record's address in one of its two family fields: the IPv4 one if set, else the IPv6 one, else none. */
+function setAddress(store: FlowStore, slot: number, column: number, r: ScannedRecord, [v4, v6]: readonly [number, number]): void {
+  const field = isSetBytes(r, v4) ? v4 : isSetBytes(r, v6) ? v6 : -1;
+  store.setInternedBytes(slot, column, 'latin1', r.buf, field < 0 ? 0 : r.start[field]!, field === v4 ? 4 : field === v6 ? 16 : 0);
 }
+
+/** Whether the record has an address in either of a column's two family fields. */
+const hasAddress = (r: ScannedRecord, [v4, v6]: readonly [number, number]) => isSetBytes(r, v4) || isSetBytes(r, v6);
 
 /** An optional enum field as its symbol index + 1, 0 when null. */
 function symbolPlusOne(r: ScannedRecord, field: number): number {
@@ -57,20 +59,27 @@ function symbolPlusOne(r: ScannedRecord, field: number): number {
   return v === v ? v + 1 : 0;
 }
 
-function bytesOf(r: ScannedRecord, field: number): string {
-  return isSetBytes(r, field) ? latin1(r.buf, r.start[field]!, r.start[field]! + r.length[field]!) : '';
+/** Sets a UUID column to the record's bytes field, none when it is null or zero. */
+function setUuid(store: FlowStore, slot: number, column: number, r: ScannedRecord, field: number): void {
+  const set = isSetBytes(r, field);
+  store.setInternedBytes(slot, column, 'latin1', r.buf, set ? r.start[field]! : 0, set ? r.length[field]! : 0);
+}
+
+/** Sets a text column to the record's string field (empty when null); returns whether it changed. */
+function setText(store: FlowStore, slot: number, column: number, r: ScannedRecord, field: number): boolean {
+  const start = r.start[field]!;
+  return store.setInternedBytes(slot, column, 'utf8', r.buf, start, start < 0 ? 0 : r.length[field]!);
 }
 
 /** Whether the flow's text column holds the record's string field (both empty when it is null). */
 function holdsText(store: FlowStore, slot: number, column: number, r: ScannedRecord, field: number): boolean {
   const start = r.start[field]!;
-  return store.pool.isUtf8(store.i32[slot * I_WIDTH + column]!, r.buf, start, start < 0 ? 0 : r.length[field]!);
+  return store.pool.holds(store.i32[slot * I_WIDTH + column]!, 'utf8', r.buf, start, start < 0 ? 0 : r.length[field]!);
 }
 
 /** The record's own source address and port, when its key says otherwise (the FROM_EXTERNAL ingress half). */
 function takeRealSource(store: FlowStore, slot: number, r: ScannedRecord): void {
-  const address = addressOf(r, [R.sourceIPv4, R.sourceIPv6]);
-  store.setInterned(slot, I_SOURCE_ADDRESS, address);
+  setAddress(store, slot, I_SOURCE_ADDRESS, r, [R.sourceIPv4, R.sourceIPv6]);
   store.i32[slot * I_WIDTH + I_SOURCE_PORT] = r.num0(R.sourcePort);
 }
 
@@ -105,9 +114,9 @@ export function createFlow(store: FlowStore, slot: number, r: ScannedRecord, fil
     f[s + S_THROUGHPUT + 1] = f[at + F_THROUGHPUT + 1]!;
     f[s + S_END] = end;
   }
-  for (let c = 0; c < IN_TEXT.length; c++) store.setInterned(slot, c, r.text(IN_TEXT[c]!));
-  for (let c = 0; c < IN_UUID.length; c++) store.setInterned(slot, I_UUID + c, bytesOf(r, IN_UUID[c]!));
-  for (let c = 0; c < IN_ADDRESS.length; c++) store.setInterned(slot, I_ADDRESS + c, addressOf(r, IN_ADDRESS[c]!));
+  for (let c = 0; c < IN_TEXT.length; c++) setText(store, slot, c, r, IN_TEXT[c]!);
+  for (let c = 0; c < IN_UUID.length; c++) setUuid(store, slot, I_UUID + c, r, IN_UUID[c]!);
+  for (let c = 0; c < IN_ADDRESS.length; c++) setAddress(store, slot, I_ADDRESS + c, r, IN_ADDRESS[c]!);
   const u = slot * U_WIDTH;
   for (const [column, field] of IN_SMALL) store.u8[u + column] = r.num0(field);
   store.u8[u + U_START_SOURCE] = symbolPlusOne(r, R.flowStartSource);
@@ -128,12 +137,10 @@ export function createFlow(store: FlowStore, slot: number, r: ScannedRecord, fil
  * and the SNAT address and port.
  */
 export function correlate(store: FlowStore, slot: number, r: ScannedRecord): void {
-  for (const c of CORRELATED_TEXT) if (r.hasText(IN_TEXT[c]!)) store.setInterned(slot, c, r.text(IN_TEXT[c]!));
-  for (let c = 0; c < IN_UUID.length; c++) if (isSetBytes(r, IN_UUID[c]!)) store.setInterned(slot, I_UUID + c, bytesOf(r, IN_UUID[c]!));
+  for (const c of CORRELATED_TEXT) if (r.hasText(IN_TEXT[c]!)) setText(store, slot, c, r, IN_TEXT[c]!);
+  for (let c = 0; c < IN_UUID.length; c++) if (isSetBytes(r, IN_UUID[c]!)) setUuid(store, slot, I_UUID + c, r, IN_UUID[c]!);
   for (let c = 0; c < IN_ADDRESS.length; c++) {
-    if (I_ADDRESS + c === I_SNAT_IP) continue;
-    const address = addressOf(r, IN_ADDRESS[c]!);
-    if (address !== '') store.setInterned(slot, I_ADDRESS + c, address);
+    if (I_ADDRESS + c !== I_SNAT_IP && hasAddress(r, IN_ADDRESS[c]!)) setAddress(store, slot, I_ADDRESS + c, r, IN_ADDRESS[c]!);
   }
   const u = slot * U_WIDTH;
   for (const [column, field] of CORRELATED_SMALL) {
@@ -145,7 +152,7 @@ export function correlate(store: FlowStore, slot: number, r: ScannedRecord): voi
   if (servicePort !== 0) store.i32[i + I_SERVICE_PORT] = servicePort;
   if (isFromExternalIngressHalf(r)) {
     takeRealSource(store, slot, r);
-    store.setInterned(slot, I_SNAT_IP, addressOf(r, IN_ADDRESS[I_SNAT_IP - I_ADDRESS]!));
+    setAddress(store, slot, I_SNAT_IP, r, IN_ADDRESS[I_SNAT_IP - I_ADDRESS]!);
     store.i32[i + I_SNAT_PORT] = r.num0(R.proxySnatPort);
     store.u8[u + U_FLOW_TYPE] = FLOW_TYPE_FROM_EXTERNAL;
   }
@@ -173,7 +180,7 @@ export function aggregate(store: FlowStore, slot: number, r: ScannedRecord, fill
   const reason = slot * U_WIDTH + U_FLOW_END_REASON;
   if (store.u8[reason] !== END_OF_FLOW) store.u8[reason] = r.num0(R.flowEndReason);
   // tcpState seldom changes: compared as bytes, a string is made only when it did.
-  if (latest && !holdsText(store, slot, I_TCP_STATE, r, IN_TCP_STATE) && store.setInterned(slot, I_TCP_STATE, r.text(IN_TCP_STATE))) store.markDirty(slot, DIRTY_IDENTITY);
+  if (latest && !holdsText(store, slot, I_TCP_STATE, r, IN_TCP_STATE) && setText(store, slot, I_TCP_STATE, r, IN_TCP_STATE)) store.markDirty(slot, DIRTY_IDENTITY);
   let last = -1;
   for (const side of fill) {
     const s = at + sideBase(side);

@@ -3,7 +3,7 @@
 // the key index (key-index.ts), freed slots reused, capacity doubled when full. No object per flow: at a
 // million flows the store holds about 530 bytes per flow, interned strings included (npm run bench --
 // processor).
-import { EMPTY_ID, StringPool } from './intern.js';
+import { StringPool, type TextEncoding } from './intern.js';
 import { F_WIDTH, I_INTERNED_END, I_WIDTH, U_DIRTY, U_WIDTH } from './columns.js';
 import { KeyIndex, keyHash } from './key-index.js';
 
@@ -88,18 +88,20 @@ export class FlowStore {
 
   /** Sets an interned column; returns whether its value changed. */
   setInterned(slot: number, column: number, text: string): boolean {
-    const at = slot * I_WIDTH + column;
+    return this.hold(slot * I_WIDTH + column, this.pool.acquire(text));
+  }
+
+  /** Sets an interned column to the text whose bytes in `encoding` are b[start, start + length); returns whether its value changed. */
+  setInternedBytes(slot: number, column: number, encoding: TextEncoding, b: Buffer, start: number, length: number): boolean {
+    return this.hold(slot * I_WIDTH + column, this.pool.acquireBytes(encoding, b, start, length));
+  }
+
+  /** Puts an acquired id at i32[at], releasing the one it replaces. */
+  private hold(at: number, id: number): boolean {
     const old = this.i32[at]!;
-    if (text.length === 0) {
-      if (old === EMPTY_ID) return false;
-      this.pool.release(old);
-      this.i32[at] = EMPTY_ID;
-      return true;
-    }
-    if (old !== EMPTY_ID && this.pool.text(old) === text) return false;
-    this.i32[at] = this.pool.acquire(text);
+    this.i32[at] = id;
     this.pool.release(old);
-    return true;
+    return id !== old;
   }
 
   text(slot: number, column: number): string {

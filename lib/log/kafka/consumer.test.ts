@@ -91,6 +91,22 @@ test('a group coordinator kafkajs gave up finding before the first join (a broke
   await consumer.stop();
 });
 
+test('stop() while kafkajs is still looking for the group coordinator ends run(), and the search', async () => {
+  const { cluster, runs, disconnects } = standIn(() => true, () => false);
+  const consumer = new KafkaConsumer(cluster, { groupId: 'g' });
+  await consumer.subscribe(['t']);
+  let ran = false;
+  const running = consumer.run({ eachBatch: async () => {} }).then(() => (ran = true));
+  while (runs() < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(ran, false, 'run() waits for the first join');
+  await consumer.stop();
+  await running;
+  assert.equal(disconnects(), 1);
+  const before = runs();
+  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  assert.equal(runs(), before, 'no join is tried after stop()');
+});
+
 test('a commit kafkajs resolves without making it (its consumer restarting after a crash) fails, to be tried again', async () => {
   let running = true;
   const { cluster, crash } = standIn(() => running);

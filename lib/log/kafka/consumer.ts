@@ -68,10 +68,11 @@ export class KafkaConsumer implements Consumer {
   private handlers: ConsumerHandlers | undefined;
   private readonly untrack: () => void;
   /**
-   * Settles on the first group join. kafkajs's run() returns even when that join failed (a coordinator
-   * still loading, say) and retries it in the background; run() waits for it instead.
+   * Settles on the first group join, or on stop() before it. kafkajs's run() returns even when that join
+   * failed (a coordinator still loading, say) and retries it in the background; run() waits for it instead.
    */
   private readonly joined: Promise<void>;
+  private endJoinWait!: () => void;
   private hasJoined = false;
   /** Per commit() in flight, the offsets kafkajs has not yet reported committed. */
   private readonly unconfirmed = new Set<Set<string>>();
@@ -96,17 +97,16 @@ export class KafkaConsumer implements Consumer {
       // keeping the process from exiting (chaos seed 270383: ingest's templates consumer after a failed start).
       retry: { restartOnFailure: async () => this.state === 'running' },
     });
-    let joined!: () => void;
     let failed!: (err: unknown) => void;
     this.joined = new Promise<void>((resolve, reject) => {
-      joined = resolve;
+      this.endJoinWait = resolve;
       failed = reject;
     });
     this.joined.catch(() => undefined);
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       this.onGroupJoin(event.payload.memberAssignment);
       this.hasJoined = true;
-      joined();
+      this.endJoinWait();
     });
     this.consumer.on(this.consumer.events.CRASH, (event) => {
       const { error, restart } = event.payload;
@@ -304,6 +304,8 @@ export class KafkaConsumer implements Consumer {
     if (this.state === 'stopped' || this.state === 'stopping') return;
     const wasRunning = this.state === 'running';
     this.state = 'stopping';
+    // A run() still waiting for its first join (kafkajs retrying it) returns: there is nothing to join now.
+    this.endJoinWait();
     this.untrack();
     // disconnect() stops fetching, waits for the batches in flight, and leaves the group.
     await this.consumer.disconnect().catch((err: unknown) => logger.warn({ groupId: this.config.groupId, err }, 'Kafka consumer did not leave cleanly'));
