@@ -74,8 +74,8 @@ export class StringPool {
   acquireBytes(encoding: TextEncoding, b: Buffer, start: number, length: number): number {
     if (length === 0) return EMPTY_ID;
     const end = start + length;
-    const entry = hashBytes(b, start, end, SEED[encoding]) & (this.byBytes.length - 1);
-    const cached = this.byBytes[entry]!;
+    const hash = hashBytes(b, start, end, SEED[encoding]);
+    const cached = this.byBytes[hash & (this.byBytes.length - 1)]!;
     if (cached !== EMPTY_ID && this.refs[cached]! > 0 && this.holds(cached, encoding, b, start, length)) {
       this.refs[cached]!++;
       return cached;
@@ -83,7 +83,7 @@ export class StringPool {
     const id = this.acquire(encoding === 'utf8' ? utf8(b, start, end) : latin1(b, start, end));
     // At least twice as many entries as strings, so that few share one; the larger table starts empty.
     if (this.strings.length * 2 > this.byBytes.length) this.byBytes = new Int32Array(this.byBytes.length * 4);
-    this.byBytes[entry & (this.byBytes.length - 1)] = id;
+    this.byBytes[hash & (this.byBytes.length - 1)] = id;
     return id;
   }
 
