@@ -6,18 +6,35 @@ export function putAscii(b: Buffer, p: number, s: string): number {
   return p + b.write(s, p, 'latin1');
 }
 
-/** "00" to "99": two digits per division. */
+/** "00" to "99", and "0000" to "9999": a division by 10,000 gives four digits, by 100 two. */
 const PAIRS = Buffer.from(Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0')).join(''), 'latin1');
+const QUADS = Buffer.from(Array.from({ length: 10_000 }, (_, i) => String(i).padStart(4, '0')).join(''), 'latin1');
 
-/** Writes the `count` low decimal digits of `x` (a uint32) so that they end at `end`, two per division. */
+/**
+ * Writes the `count` low decimal digits of `x` (a uint32) so that they end at `end`, four per division
+ * (a 13-digit time in ms takes three divisions, not seven).
+ */
 function putDigits(b: Buffer, end: number, x: number, count: number): void {
+  // As a uint32 the last digit's `% 10` is an integer remainder; on the double a field's value arrives
+  // as, it was a call to fmod, the costliest line of the flow log's JSON writer.
+  x >>>= 0;
   let q = end;
-  for (; count > 1; count -= 2) {
+  for (; count >= 4; count -= 4) {
+    const d = (x / 10_000) >>> 0;
+    const quad = (x - d * 10_000) << 2;
+    b[--q] = QUADS[quad + 3]!;
+    b[--q] = QUADS[quad + 2]!;
+    b[--q] = QUADS[quad + 1]!;
+    b[--q] = QUADS[quad]!;
+    x = d;
+  }
+  if (count >= 2) {
     const d = (x / 100) >>> 0;
     const pair = (x - d * 100) << 1;
     b[--q] = PAIRS[pair + 1]!;
     b[--q] = PAIRS[pair]!;
     x = d;
+    count -= 2;
   }
   if (count === 1) b[q - 1] = 48 + (x % 10);
 }
