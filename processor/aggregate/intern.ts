@@ -12,7 +12,7 @@ import { FlowaggError } from '../../lib/errors.js';
 import { doubled } from '../../lib/typed-arrays.js';
 import { latin1, utf8 } from '../../schemas/flow-record-scanner.js';
 import { PROCESSOR_STATE_CORRUPT } from '../errors.js';
-import { hashBytes } from './key-index.js';
+import { hashBytes, isLatin1Of } from './key-index.js';
 
 export const EMPTY_ID = 0;
 
@@ -110,12 +110,7 @@ export class StringPool {
 
   /** Whether id's text is b[start, start + length) in `encoding`: a record's value compared without decoding it. */
   holds(id: number, encoding: TextEncoding, b: Uint8Array, start: number, length: number): boolean {
-    if (encoding === 'latin1') {
-      const text = this.strings[id]!;
-      if (text.length !== length) return false;
-      for (let i = 0; i < length; i++) if (text.charCodeAt(i) !== b[start + i]) return false;
-      return true;
-    }
+    if (encoding === 'latin1') return isLatin1Of(this.strings[id]!, b, start, length);
     const bytes = this.avroString(id);
     let at = 0;
     while (bytes[at]! >= 0x80) at++;

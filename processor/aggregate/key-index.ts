@@ -17,9 +17,10 @@ export function keyHash(buf: Uint8Array, length: number): number {
   return hashBytes(buf, 0, length);
 }
 
-function sameKey(key: string, buf: Uint8Array, length: number): boolean {
-  if (key.length !== length) return false;
-  for (let i = 0; i < length; i++) if (key.charCodeAt(i) !== buf[i]) return false;
+/** Whether `text` is buf[start, start + length) read one character per byte (a key, an address or UUID as the store keeps them). */
+export function isLatin1Of(text: string, buf: Uint8Array, start: number, length: number): boolean {
+  if (text.length !== length) return false;
+  for (let i = 0; i < length; i++) if (text.charCodeAt(i) !== buf[start + i]) return false;
   return true;
 }
 
@@ -49,7 +50,7 @@ export class KeyIndex {
     for (let at = hash & mask; ; at = (at + 1) & mask) {
       const entry = table[2 * at]!;
       if (entry === 0) return -1;
-      if (table[2 * at + 1] === hash && sameKey(keys[entry - 1]!, buf, length)) return entry - 1;
+      if (table[2 * at + 1] === hash && isLatin1Of(keys[entry - 1]!, buf, 0, length)) return entry - 1;
     }
   }
 

@@ -44,25 +44,23 @@ export function bitsPerSecond(octets: number, ms: number): number {
   return Number((BigInt(octets) * 8000n) / BigInt(ms));
 }
 
-/** Sets an address column to the record's address in one of its two family fields: the IPv4 one if set, else the IPv6 one, else none. */
-function setAddress(store: FlowStore, slot: number, column: number, r: ScannedRecord, [v4, v6]: readonly [number, number]): void {
-  const field = isSetBytes(r, v4) ? v4 : isSetBytes(r, v6) ? v6 : -1;
-  store.setInternedBytes(slot, column, 'latin1', r.buf, field < 0 ? 0 : r.start[field]!, field === v4 ? 4 : field === v6 ? 16 : 0);
+/** The field holding the record's address of a column's two family fields: the IPv4 one if set, else the IPv6 one; -1 for neither. */
+function addressField(r: ScannedRecord, [v4, v6]: readonly [number, number]): number {
+  return isSetBytes(r, v4) ? v4 : isSetBytes(r, v6) ? v6 : -1;
 }
 
-/** Whether the record has an address in either of a column's two family fields. */
-const hasAddress = (r: ScannedRecord, [v4, v6]: readonly [number, number]) => isSetBytes(r, v4) || isSetBytes(r, v6);
+/** `field` when the record has it set (not null, not all zeros), else -1. */
+const ifSet = (r: ScannedRecord, field: number) => (isSetBytes(r, field) ? field : -1);
+
+/** Sets a column of bytes (an address or UUID) to the record's `field` as it is, to none for -1. */
+function setBytes(store: FlowStore, slot: number, column: number, r: ScannedRecord, field: number): void {
+  store.setInternedBytes(slot, column, 'latin1', r.buf, field < 0 ? 0 : r.start[field]!, field < 0 ? 0 : r.length[field]!);
+}
 
 /** An optional enum field as its symbol index + 1, 0 when null. */
 function symbolPlusOne(r: ScannedRecord, field: number): number {
   const v = r.num[field]!;
   return v === v ? v + 1 : 0;
-}
-
-/** Sets a UUID column to the record's bytes field, none when it is null or zero. */
-function setUuid(store: FlowStore, slot: number, column: number, r: ScannedRecord, field: number): void {
-  const set = isSetBytes(r, field);
-  store.setInternedBytes(slot, column, 'latin1', r.buf, set ? r.start[field]! : 0, set ? r.length[field]! : 0);
 }
 
 /** Sets a text column to the record's string field (empty when null); returns whether it changed. */
@@ -79,7 +77,7 @@ function holdsText(store: FlowStore, slot: number, column: number, r: ScannedRec
 
 /** The record's own source address and port, when its key says otherwise (the FROM_EXTERNAL ingress half). */
 function takeRealSource(store: FlowStore, slot: number, r: ScannedRecord): void {
-  setAddress(store, slot, I_SOURCE_ADDRESS, r, [R.sourceIPv4, R.sourceIPv6]);
+  setBytes(store, slot, I_SOURCE_ADDRESS, r, addressField(r, [R.sourceIPv4, R.sourceIPv6]));
   store.i32[slot * I_WIDTH + I_SOURCE_PORT] = r.num0(R.sourcePort);
 }
 
@@ -115,8 +113,8 @@ export function createFlow(store: FlowStore, slot: number, r: ScannedRecord, fil
     f[s + S_END] = end;
   }
   for (let c = 0; c < IN_TEXT.length; c++) setText(store, slot, c, r, IN_TEXT[c]!);
-  for (let c = 0; c < IN_UUID.length; c++) setUuid(store, slot, I_UUID + c, r, IN_UUID[c]!);
-  for (let c = 0; c < IN_ADDRESS.length; c++) setAddress(store, slot, I_ADDRESS + c, r, IN_ADDRESS[c]!);
+  for (let c = 0; c < IN_UUID.length; c++) setBytes(store, slot, I_UUID + c, r, ifSet(r, IN_UUID[c]!));
+  for (let c = 0; c < IN_ADDRESS.length; c++) setBytes(store, slot, I_ADDRESS + c, r, addressField(r, IN_ADDRESS[c]!));
   const u = slot * U_WIDTH;
   for (const [column, field] of IN_SMALL) store.u8[u + column] = r.num0(field);
   store.u8[u + U_START_SOURCE] = symbolPlusOne(r, R.flowStartSource);
@@ -138,9 +136,13 @@ export function createFlow(store: FlowStore, slot: number, r: ScannedRecord, fil
  */
 export function correlate(store: FlowStore, slot: number, r: ScannedRecord): void {
   for (const c of CORRELATED_TEXT) if (r.hasText(IN_TEXT[c]!)) setText(store, slot, c, r, IN_TEXT[c]!);
-  for (let c = 0; c < IN_UUID.length; c++) if (isSetBytes(r, IN_UUID[c]!)) setUuid(store, slot, I_UUID + c, r, IN_UUID[c]!);
+  for (let c = 0; c < IN_UUID.length; c++) {
+    const field = ifSet(r, IN_UUID[c]!);
+    if (field >= 0) setBytes(store, slot, I_UUID + c, r, field);
+  }
   for (let c = 0; c < IN_ADDRESS.length; c++) {
-    if (I_ADDRESS + c !== I_SNAT_IP && hasAddress(r, IN_ADDRESS[c]!)) setAddress(store, slot, I_ADDRESS + c, r, IN_ADDRESS[c]!);
+    const field = I_ADDRESS + c === I_SNAT_IP ? -1 : addressField(r, IN_ADDRESS[c]!);
+    if (field >= 0) setBytes(store, slot, I_ADDRESS + c, r, field);
   }
   const u = slot * U_WIDTH;
   for (const [column, field] of CORRELATED_SMALL) {
@@ -152,7 +154,7 @@ export function correlate(store: FlowStore, slot: number, r: ScannedRecord): voi
   if (servicePort !== 0) store.i32[i + I_SERVICE_PORT] = servicePort;
   if (isFromExternalIngressHalf(r)) {
     takeRealSource(store, slot, r);
-    setAddress(store, slot, I_SNAT_IP, r, IN_ADDRESS[I_SNAT_IP - I_ADDRESS]!);
+    setBytes(store, slot, I_SNAT_IP, r, addressField(r, IN_ADDRESS[I_SNAT_IP - I_ADDRESS]!));
     store.i32[i + I_SNAT_PORT] = r.num0(R.proxySnatPort);
     store.u8[u + U_FLOW_TYPE] = FLOW_TYPE_FROM_EXTERNAL;
   }
